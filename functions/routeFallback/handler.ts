@@ -1,0 +1,41 @@
+import middy from "@middy/core";
+import type { ServiceDeps } from "../../lib/deps.ts";
+import { errors } from "../../lib/errors.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
+import type { ServiceContext, ServiceHandler } from "../../lib/middleware.ts";
+import { authorize, errorResponse, requestLog } from "../../lib/middleware.ts";
+import type { RouteTable } from "../../lib/routes.ts";
+import { decideFallback } from "../../lib/routes.ts";
+
+/**
+ * Everything the two operations do not serve: API Gateway's `$default` route (404 / 405) and
+ * the routes the interface names without specifying (501, after authentication).
+ */
+export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
+  return middy<HttpEvent, HttpResponse, Error, ServiceContext>()
+    .use(requestLog(deps.logger, deps.now))
+    .use(errorResponse())
+    .before((request) => {
+      if (request.event.routeKey !== "$default") return;
+      const decision = decideFallback(routes, request.event.rawPath);
+      throw decision.kind === "not_found"
+        ? errors.notFound()
+        : errors.methodNotAllowed(decision.path, decision.allow);
+    })
+    .use(authorize(deps.verifier))
+    .handler((event) => {
+      if (event.routeKey.startsWith("GET /v1/pets/")) {
+        throw errors.notImplemented("the pets API", petsDeprecationHeaders(deps));
+      }
+      throw errors.notImplemented("the store orders API");
+    });
+}
+
+/** RFC 9745 Deprecation (a structured-field date) and, when configured, RFC 8594 Sunset. */
+function petsDeprecationHeaders(deps: ServiceDeps): Record<string, string> {
+  const { petsDeprecatedAt, petsSunsetAt } = deps.config;
+  return {
+    deprecation: `@${Math.floor(petsDeprecatedAt.getTime() / 1000)}`,
+    ...(petsSunsetAt && { sunset: petsSunsetAt.toUTCString() }),
+  };
+}

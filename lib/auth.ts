@@ -1,0 +1,89 @@
+/**
+ * Bearer authentication (RFC 6750) against the stage's API key records.
+ *
+ * The presented key is hashed first and only its SHA-256 digest is compared (as the table's
+ * sort key and as the cache's map key), so the time taken depends on a pseudo-random digest,
+ * never on how many leading characters the key shares with a real one. Verified keys are trusted for `cacheMs` (at most 60 s, the
+ * contract's revocation delay); expiry is checked on every request against the clock.
+ */
+import type { ApiKeyRecord } from "./apiKeyStore.ts";
+import { hashApiKey } from "./apiKeyStore.ts";
+import { errors } from "./errors.ts";
+
+export type Credentials =
+  | { readonly kind: "missing" }
+  | { readonly kind: "not_bearer" }
+  | { readonly kind: "bearer"; readonly token: string };
+
+// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 7235).
+const bearerPattern = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const bearerScheme = /^bearer(?: |$)/i;
+
+export function parseAuthorization(header: string | undefined): Credentials {
+  const value = header?.trim() ?? "";
+  if (value === "" || /^bearer$/i.test(value)) return { kind: "missing" };
+  const match = bearerPattern.exec(value);
+  if (match?.[1] !== undefined) return { kind: "bearer", token: match[1] };
+  // "Bearer <something that is not a b64token>" still presented a key: it is just not accepted.
+  return bearerScheme.test(value) ? { kind: "bearer", token: "" } : { kind: "not_bearer" };
+}
+
+export interface KeyLookup {
+  find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined>;
+}
+
+export interface Principal {
+  readonly keyId: string;
+  /** The hash scopes per-key state (idempotency records); it never leaves the process. */
+  readonly keyHash: string;
+}
+
+interface CacheEntry {
+  readonly record: ApiKeyRecord | undefined;
+  readonly fetchedAt: number;
+}
+
+const maxCacheEntries = 10_000;
+/** Unknown keys are remembered briefly, so a flood of bad keys does not become a flood of reads. */
+const negativeCacheMs = 5_000;
+
+export class ApiKeyVerifier {
+  readonly #keys: KeyLookup;
+  readonly #now: () => number;
+  readonly #cacheMs: number;
+  readonly #cache = new Map<string, CacheEntry>();
+
+  constructor(keys: KeyLookup, now: () => number, cacheMs: number) {
+    this.#keys = keys;
+    this.#now = now;
+    this.#cacheMs = Math.min(cacheMs, 60_000);
+  }
+
+  /** The principal for a valid Authorization header; otherwise throws the matching 401. */
+  async authenticate(header: string | undefined, deadline: number): Promise<Principal> {
+    const credentials = parseAuthorization(header);
+    if (credentials.kind === "missing") throw errors.missingKey();
+    if (credentials.kind === "not_bearer") throw errors.malformedAuthorization();
+    const keyHash = hashApiKey(credentials.token);
+    const record = await this.#lookup(keyHash, deadline);
+    if (!record || !this.#usable(record)) throw errors.keyNotAccepted();
+    return { keyId: record.keyId, keyHash };
+  }
+
+  #usable(record: ApiKeyRecord): boolean {
+    if (record.revokedAt !== undefined) return false;
+    return record.expiresAt === undefined || Date.parse(record.expiresAt) > this.#now();
+  }
+
+  async #lookup(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined> {
+    const now = this.#now();
+    const cached = this.#cache.get(keyHash);
+    if (cached && now - cached.fetchedAt < (cached.record ? this.#cacheMs : negativeCacheMs)) {
+      return cached.record;
+    }
+    const record = await this.#keys.find(keyHash, deadline);
+    if (this.#cache.size >= maxCacheEntries) this.#cache.clear();
+    this.#cache.set(keyHash, { record, fetchedAt: now });
+    return record;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Configuration is read once per container from the environment and checked at once: a missing
+ * or malformed setting fails the Lambda init (or the local server start) with a message naming
+ * the variable, instead of failing the first request that happens to need it.
+ */
+export interface ServiceConfig {
+  /** DynamoDB table holding categories, the id counter, API key hashes and idempotency records. */
+  readonly tableName: string;
+  readonly region: string;
+  /** Set locally (embedded DynamoDB); unset in AWS, where the regional endpoint is used. */
+  readonly dynamoEndpoint: string | undefined;
+  /** How long a verified API key is trusted before it is looked up again (revocation delay). */
+  readonly keyCacheMs: number;
+  /** Upper bound on one DynamoDB attempt; slower answers are retried within the request budget. */
+  readonly storeAttemptTimeoutMs: number;
+  /** When GET /v1/pets/{petId} was deprecated (RFC 9745 `Deprecation`). */
+  readonly petsDeprecatedAt: Date;
+  /** When GET /v1/pets/{petId} goes away (RFC 8594 `Sunset`); unset means no Sunset header. */
+  readonly petsSunsetAt: Date | undefined;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function readConfig(env: Env): ServiceConfig {
+  return {
+    tableName: required(env, "TABLE_NAME"),
+    region: env.AWS_REGION ?? required(env, "AWS_DEFAULT_REGION"),
+    dynamoEndpoint: optionalUrl(env, "DYNAMODB_ENDPOINT"),
+    keyCacheMs: integer(env, "API_KEY_CACHE_SECONDS", 30, 0, 60) * 1000,
+    storeAttemptTimeoutMs: integer(env, "STORE_ATTEMPT_TIMEOUT_MS", 2000, 50, 29_000),
+    petsDeprecatedAt: date(env, "PETS_DEPRECATED_AT") ?? new Date("2026-01-01T00:00:00Z"),
+    petsSunsetAt: date(env, "PETS_SUNSET_AT"),
+  };
+}
+
+function required(env: Env, name: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError(`${name} must be set`);
+  return value;
+}
+
+function optionalUrl(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
+  if (!URL.canParse(value)) throw new ConfigError(`${name} must be a URL, got "${value}"`);
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function date(env: Env, name: string): Date | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const value = new Date(raw);
+  if (Number.isNaN(value.getTime())) {
+    throw new ConfigError(`${name} must be an ISO 8601 date, got "${raw}"`);
+  }
+  return value;
+}

@@ -1,0 +1,229 @@
+/**
+ * A minimal DynamoDB JSON-protocol client: SigV4 signing by `aws4`, a keep-alive `node:https`
+ * agent, and retries with full-jitter backoff bounded by the request's deadline.
+ *
+ * Written by hand on purpose: `@aws-sdk/client-dynamodb` costs ~75 ms to import on this machine
+ * (bundled and minified), most of a cold start, while `aws4` + the runtime's own `node:https`
+ * costs ~2 ms. The service makes five kinds of call with flat items, which needs none of the
+ * SDK's generality. Everything that talks to the table goes through `call`, so there is one
+ * signing path, one retry policy and one error classification.
+ */
+import http from "node:http";
+import https from "node:https";
+import aws4 from "aws4";
+import { StoreUnavailableError } from "./errors.ts";
+
+export interface AwsCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+export type CredentialSource = () => Promise<AwsCredentials>;
+
+export interface AttributeValue {
+  readonly S?: string;
+  readonly N?: string;
+  readonly BOOL?: boolean;
+}
+export type Item = Readonly<Record<string, AttributeValue>>;
+
+export interface DynamoDbOptions {
+  readonly region: string;
+  /** e.g. http://127.0.0.1:4567 for the embedded server; default: the regional endpoint. */
+  readonly endpoint?: string | undefined;
+  readonly credentials: CredentialSource;
+  readonly attemptTimeoutMs?: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly now?: () => number;
+  readonly random?: () => number;
+}
+
+/** An error answered by DynamoDB itself (`__type` without the namespace, e.g. `ConditionalCheckFailedException`). */
+export class DynamoDbError extends Error {
+  override readonly name = "DynamoDbError";
+  readonly type: string;
+  readonly statusCode: number;
+  constructor(type: string, statusCode: number, message: string) {
+    super(`${type}: ${message}`);
+    this.type = type;
+    this.statusCode = statusCode;
+  }
+}
+
+/** The connection failed, was reset, or the answer did not arrive in time. Always retryable. */
+class TransportError extends Error {
+  override readonly name = "TransportError";
+}
+
+const throttlingTypes = new Set([
+  "ProvisionedThroughputExceededException",
+  "ThrottlingException",
+  "RequestLimitExceeded",
+  "LimitExceededException",
+  "InternalServerError",
+  "ServiceUnavailable",
+]);
+
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof TransportError) return true;
+  return (
+    error instanceof DynamoDbError && (error.statusCode >= 500 || throttlingTypes.has(error.type))
+  );
+}
+
+/** Smallest useful remaining budget for one more attempt. */
+const minAttemptMs = 20;
+
+export class DynamoDb {
+  readonly #url: URL;
+  readonly #region: string;
+  readonly #credentials: CredentialSource;
+  readonly #agent: http.Agent;
+  readonly #request: typeof http.request;
+  readonly #attemptTimeoutMs: number;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #now: () => number;
+  readonly #random: () => number;
+
+  constructor(options: DynamoDbOptions) {
+    this.#region = options.region;
+    this.#url = new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com`);
+    this.#credentials = options.credentials;
+    const secure = this.#url.protocol === "https:";
+    // Keep-alive saves a TLS handshake (~several ms in AWS) on every warm call.
+    this.#agent = secure
+      ? new https.Agent({ keepAlive: true, maxSockets: 64 })
+      : new http.Agent({ keepAlive: true, maxSockets: 64 });
+    this.#request = secure ? https.request : http.request;
+    this.#attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
+    this.#baseDelayMs = options.baseDelayMs ?? 20;
+    this.#maxDelayMs = options.maxDelayMs ?? 1000;
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /**
+   * Calls one DynamoDB operation, retrying throttling, 5xx and transport faults until `deadline`
+   * (epoch ms). Non-retryable DynamoDB errors are thrown as DynamoDbError at once; a budget spent
+   * on retries ends in StoreUnavailableError.
+   */
+  async call<Output>(operation: string, input: object, deadline: number): Promise<Output> {
+    const body = JSON.stringify(input);
+    for (let attempt = 0; ; attempt++) {
+      const remaining = deadline - this.#now();
+      try {
+        if (remaining < minAttemptMs) throw new TransportError("no time left for an attempt");
+        return (await this.#send(
+          operation,
+          body,
+          Math.min(this.#attemptTimeoutMs, remaining),
+        )) as Output;
+      } catch (error) {
+        if (!isRetryable(error)) throw error;
+        const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** attempt);
+        const delay = Math.floor(this.#random() * ceiling);
+        if (this.#now() + delay + minAttemptMs >= deadline) {
+          throw new StoreUnavailableError(
+            `DynamoDB ${operation} still failing after ${attempt + 1} attempt(s)`,
+            { cause: error },
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  /** Closes idle keep-alive sockets (tests and CLIs, so the process can exit). */
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  async #send(operation: string, body: string, timeoutMs: number): Promise<unknown> {
+    const signed = aws4.sign(
+      {
+        host: this.#url.host,
+        path: "/",
+        method: "POST",
+        service: "dynamodb",
+        region: this.#region,
+        headers: {
+          "content-type": "application/x-amz-json-1.0",
+          "x-amz-target": `DynamoDB_20120810.${operation}`,
+        },
+        body,
+      },
+      await this.#credentials(),
+    );
+    return new Promise((resolve, reject) => {
+      const request = this.#request(
+        {
+          protocol: this.#url.protocol,
+          hostname: this.#url.hostname,
+          port: this.#url.port,
+          path: "/",
+          method: "POST",
+          headers: signed.headers,
+          agent: this.#agent,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("error", (error) => {
+            reject(new TransportError(error.message));
+          });
+          response.on("end", () => {
+            clearTimeout(timer);
+            try {
+              resolve(parseAnswer(response.statusCode ?? 0, Buffer.concat(chunks).toString()));
+            } catch (error) {
+              reject(error instanceof Error ? error : new TransportError(String(error)));
+            }
+          });
+        },
+      );
+      // A hard per-attempt timer: a socket timeout would reset on every trickled byte.
+      const timer = setTimeout(() => {
+        request.destroy(new TransportError(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      request.on("error", (error) => {
+        clearTimeout(timer);
+        reject(error instanceof TransportError ? error : new TransportError(error.message));
+      });
+      request.end(body);
+    });
+  }
+}
+
+function parseAnswer(status: number, text: string): unknown {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // A cut-off or non-JSON answer (a proxy's error page, a reset mid-body) is a transport fault.
+    throw new TransportError(`unreadable answer (HTTP ${status})`);
+  }
+  if (status === 200) return json;
+  const fault = (json ?? {}) as { __type?: unknown; message?: unknown; Message?: unknown };
+  const type = typeof fault.__type === "string" ? (fault.__type.split("#").pop() ?? "") : "";
+  const message = fault.message ?? fault.Message;
+  throw new DynamoDbError(
+    type || `HTTP${status}`,
+    status,
+    typeof message === "string" ? message : "no message",
+  );
+}
+
+/** Credentials from the Lambda environment (or the local server's placeholders). */
+export function environmentCredentials(
+  env: Readonly<Record<string, string | undefined>>,
+): CredentialSource {
+  const sessionToken = env.AWS_SESSION_TOKEN;
+  const credentials: AwsCredentials = {
+    accessKeyId: env.AWS_ACCESS_KEY_ID ?? "",
+    secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? "",
+    ...(sessionToken && { sessionToken }),
+  };
+  return () => Promise.resolve(credentials);
+}

@@ -1,0 +1,184 @@
+/**
+ * The HTTP edge of the service: reading API Gateway HTTP API (payload 2.0) requests, and writing
+ * every response, success or Error, with the contract's headers. `toErrorResponse` is the one
+ * place where a thrown error becomes the Error shape.
+ */
+import { isUtf8 } from "node:buffer";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { ApiError, errors, StoreUnavailableError } from "./errors.ts";
+
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+};
+
+export const maxRequestBytes = 64 * 1024;
+/** Lambda's synchronous response limit is 6 MB for the whole serialized result, body included. */
+export const maxResponseBytes = 6 * 1024 * 1024 - 16 * 1024;
+/** Below this a compressed body saves too little to be worth the CPU. */
+const compressFromBytes = 1024;
+
+const contractHeaders = {
+  "content-type": "application/json; charset=utf-8",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+} as const;
+
+/** Header lookup that tolerates hand-written events; API Gateway itself sends lower-case names. */
+export function header(event: Pick<HttpEvent, "headers">, name: string): string | undefined {
+  const headers = event.headers as Record<string, string | undefined> | undefined;
+  if (!headers) return undefined;
+  const exact = headers[name];
+  if (exact !== undefined) return exact;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return value;
+  }
+  return undefined;
+}
+
+/** `application/json` or `application/*+json`, any parameters (e.g. charset=utf-8) allowed. */
+export function isJsonMediaType(contentType: string): boolean {
+  const essence = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  return /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json$/.test(essence);
+}
+
+/**
+ * The request body as text: base64 undone, size and UTF-8 checked. Returns undefined for a
+ * missing or empty body.
+ */
+export function readBodyText(
+  event: Pick<HttpEvent, "body" | "isBase64Encoded">,
+): string | undefined {
+  if (event.body === undefined || event.body === "") return undefined;
+  const bytes = event.isBase64Encoded
+    ? Buffer.from(event.body, "base64")
+    : Buffer.from(event.body, "utf8");
+  if (bytes.length > maxRequestBytes) throw errors.payloadTooLarge(maxRequestBytes);
+  if (event.isBase64Encoded && !isUtf8(bytes)) {
+    throw errors.invalidJson("the request body is not UTF-8 text");
+  }
+  return event.isBase64Encoded ? bytes.toString("utf8") : event.body;
+}
+
+export function jsonResponse(
+  statusCode: number,
+  payload: unknown,
+  acceptEncoding: string | undefined,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): HttpResponse {
+  const text = JSON.stringify(payload);
+  const headers: Record<string, string> = { ...contractHeaders, ...extraHeaders };
+  const textBytes = Buffer.byteLength(text);
+  if (textBytes >= compressFromBytes) {
+    headers.vary = "accept-encoding";
+    const encoding = chooseEncoding(acceptEncoding);
+    if (encoding) return compressed(statusCode, text, encoding, headers);
+  }
+  // The runtime serializes the result as JSON, so quotes in the body count twice.
+  if (textBytes * 2 > maxResponseBytes && serializedSize(text) > maxResponseBytes) {
+    throw errors.responseTooLarge();
+  }
+  return { statusCode, headers, body: text, isBase64Encoded: false };
+}
+
+function compressed(
+  statusCode: number,
+  text: string,
+  encoding: "br" | "gzip",
+  headers: Record<string, string>,
+): HttpResponse {
+  // Brotli quality 5 compresses a category list about as well as gzip -9 in a fraction of the time.
+  const bytes =
+    encoding === "br"
+      ? brotliCompressSync(text, {
+          params: {
+            [zlib.BROTLI_PARAM_QUALITY]: 5,
+            [zlib.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text),
+          },
+        })
+      : gzipSync(text, { level: 6 });
+  const body = bytes.toString("base64");
+  if (body.length > maxResponseBytes) throw errors.internal(new Error("compressed body over 6 MB"));
+  return {
+    statusCode,
+    headers: { ...headers, "content-encoding": encoding },
+    body,
+    isBase64Encoded: true,
+  };
+}
+
+function serializedSize(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text));
+}
+
+/**
+ * Picks br or gzip from Accept-Encoding (RFC 9110 §12.5.3), honouring q=0 and `*`.
+ * Hand-written: the `negotiator` package is CommonJS and does far more than these two tokens.
+ */
+export function chooseEncoding(acceptEncoding: string | undefined): "br" | "gzip" | undefined {
+  if (!acceptEncoding) return undefined;
+  const weights = new Map<string, number>();
+  for (const part of acceptEncoding.split(",")) {
+    const [token = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith("q="));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (token) weights.set(token, Number.isFinite(weight) ? weight : 0);
+  }
+  const weightOf = (token: string): number => weights.get(token) ?? weights.get("*") ?? 0;
+  const br = weightOf("br");
+  const gzip = weightOf("gzip");
+  if (br <= 0 && gzip <= 0) return undefined;
+  return br >= gzip ? "br" : "gzip";
+}
+
+export interface ErrorOutcome {
+  readonly response: HttpResponse;
+  readonly error: ApiError;
+}
+
+/** Turns anything thrown while serving a request into the contract's Error shape. */
+export function toErrorResponse(thrown: unknown): ErrorOutcome {
+  const error = toApiError(thrown);
+  const body = { code: error.code, message: error.message, status: error.status };
+  return {
+    error,
+    response: {
+      statusCode: error.status,
+      headers: { ...contractHeaders, ...error.headers },
+      body: JSON.stringify(body),
+      isBase64Encoded: false,
+    },
+  };
+}
+
+function toApiError(thrown: unknown): ApiError {
+  if (thrown instanceof ApiError) return thrown;
+  if (thrown instanceof StoreUnavailableError) return errors.serviceUnavailable();
+  if (thrown instanceof Error && thrown.name === "TimeoutError") return errors.serviceUnavailable();
+  const middyError = asMiddyHttpError(thrown);
+  if (middyError) return middyError;
+  return errors.internal(thrown);
+}
+
+/** @middy/http-json-body-parser throws 415/422 http-errors; the contract answers 400 and 415. */
+function asMiddyHttpError(thrown: unknown): ApiError | undefined {
+  if (!(thrown instanceof Error) || !("statusCode" in thrown)) return undefined;
+  const cause = thrown.cause as { data?: unknown } | undefined;
+  switch (thrown.statusCode) {
+    case 415:
+      return errors.unsupportedMediaType();
+    case 413:
+      return errors.payloadTooLarge(maxRequestBytes);
+    case 422:
+      return thrown.message.startsWith("Forbidden key")
+        ? errors.invalidBody(
+            `the field ${JSON.stringify(String(cause?.data))} is not accepted: only 'name' and 'description' are`,
+          )
+        : errors.invalidJson();
+    default:
+      return undefined;
+  }
+}

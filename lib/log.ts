@@ -1,0 +1,55 @@
+/**
+ * One structured JSON line per request. Written straight to stdout so the line is the same in
+ * Lambda (captured as is into CloudWatch) and locally; nothing here ever receives a key or hash.
+ */
+export interface RequestLogLine {
+  readonly requestId: string;
+  readonly route: string;
+  readonly method: string;
+  readonly status: number;
+  readonly latencyMs: number;
+  readonly code?: string | undefined;
+  readonly keyId?: string | undefined;
+  readonly replayed?: boolean | undefined;
+  /** Only for 500 and 503: what went wrong, for the operator. Never sent to the client. */
+  readonly detail?: string | undefined;
+}
+
+export type LogSink = (line: string) => void;
+
+export const stdoutSink: LogSink = (line) => {
+  process.stdout.write(`${line}\n`);
+};
+
+export class RequestLogger {
+  readonly #sink: LogSink;
+  readonly #now: () => number;
+
+  constructor(sink: LogSink, now: () => number) {
+    this.#sink = sink;
+    this.#now = now;
+  }
+
+  write(entry: RequestLogLine): void {
+    const level = entry.detail !== undefined ? "ERROR" : entry.status >= 400 ? "WARN" : "INFO";
+    this.#sink(JSON.stringify({ time: new Date(this.#now()).toISOString(), level, ...entry }));
+  }
+}
+
+/** The operator's view of an unexpected error: its chain of messages and the first stack. */
+export function describeFailure(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && depth < 5; depth++) {
+    if (current instanceof Error) {
+      parts.push(
+        depth === 0 && current.stack ? current.stack : `${current.name}: ${current.message}`,
+      );
+      current = current.cause;
+    } else {
+      parts.push(typeof current === "string" ? current : JSON.stringify(current));
+      current = undefined;
+    }
+  }
+  return parts.join("\ncaused by: ");
+}

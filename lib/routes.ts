@@ -1,0 +1,45 @@
+/**
+ * The route table, as declared by infra/template.yaml (the single source of routes): for each
+ * path pattern, the methods served there. The fallback function uses it to tell "no such path"
+ * (404) from "known path, other method" (405, with Allow).
+ */
+export type RouteTable = Readonly<Record<string, readonly string[]>>;
+
+export type FallbackDecision =
+  | { readonly kind: "not_found" }
+  | {
+      readonly kind: "method_not_allowed";
+      readonly path: string;
+      readonly allow: readonly string[];
+    };
+
+export function decideFallback(routes: RouteTable, path: string): FallbackDecision {
+  for (const [pattern, methods] of Object.entries(routes)) {
+    if (pathMatches(pattern, path)) {
+      return { kind: "method_not_allowed", path: pattern, allow: methods };
+    }
+  }
+  return { kind: "not_found" };
+}
+
+/** `{name}` matches one non-empty path segment, as in API Gateway route keys. */
+export function pathMatches(pattern: string, path: string): boolean {
+  const want = pattern.split("/");
+  const got = path.split("/");
+  if (want.length !== got.length) return false;
+  return want.every((segment, index) => {
+    const actual = got[index] ?? "";
+    return /^\{[^}]+\}$/.test(segment) ? actual !== "" : segment === actual;
+  });
+}
+
+/** Route keys such as "GET /v1/categories" → { "/v1/categories": ["GET", ...] }. */
+export function routeTableOf(routeKeys: readonly string[]): RouteTable {
+  const table: Record<string, string[]> = {};
+  for (const routeKey of routeKeys) {
+    const [method, path] = routeKey.split(" ");
+    if (method === undefined || path === undefined) continue;
+    (table[path] ??= []).push(method);
+  }
+  return table;
+}

@@ -1,0 +1,144 @@
+/**
+ * What API Gateway (HTTP API, payload format 2.0) does between an HTTP client and a Lambda:
+ * build the event (lower-cased headers, base64 for non-text bodies, route key and path
+ * parameters), invoke, and turn the result back into an HTTP response, including the 500
+ * `{"message":"Internal Server Error"}` it answers when a function throws or returns too much.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from "aws-lambda";
+
+/** API Gateway passes these as text; anything else (or no Content-Type) arrives base64-encoded. */
+function isTextMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const essence = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  return (
+    essence.startsWith("text/") ||
+    /^application\/(?:[\w.+-]+\+)?(?:json|xml|javascript)$/.test(essence)
+  );
+}
+
+export function toEvent(
+  request: IncomingMessage,
+  body: Buffer,
+  route: { routeKey: string; pattern: string | undefined },
+): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? "/", "http://localhost");
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = (request.rawHeaders[i] ?? "").toLowerCase();
+    const value = request.rawHeaders[i + 1] ?? "";
+    if (name === "cookie") cookies.push(...value.split(";").map((c) => c.trim()));
+    else headers[name] = name in headers ? `${headers[name] ?? ""},${value}` : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams)
+    query[key] = key in query ? `${query[key] ?? ""},${value}` : value;
+  const pathParameters = route.pattern ? pathParametersOf(route.pattern, url.pathname) : undefined;
+  const base64 = body.length > 0 && !isTextMediaType(headers["content-type"]);
+  const now = new Date();
+  return {
+    version: "2.0",
+    routeKey: route.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(cookies.length > 0 && { cookies }),
+    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
+    ...(pathParameters && { pathParameters }),
+    requestContext: {
+      accountId: "local",
+      apiId: "local",
+      domainName: headers.host ?? "localhost",
+      domainPrefix: (headers.host ?? "localhost").split(".")[0] ?? "localhost",
+      http: {
+        method: request.method ?? "GET",
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? "127.0.0.1",
+        userAgent: headers["user-agent"] ?? "",
+      },
+      requestId: randomUUID(),
+      routeKey: route.routeKey,
+      stage: "$default",
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0 && {
+      body: base64 ? body.toString("base64") : body.toString("utf8"),
+    }),
+    isBase64Encoded: base64,
+  };
+}
+
+function pathParametersOf(pattern: string, path: string): Record<string, string> | undefined {
+  const names = pattern.split("/");
+  const values = path.split("/");
+  const parameters: Record<string, string> = {};
+  names.forEach((segment, index) => {
+    const match = /^\{([^}]+)\}$/.exec(segment);
+    if (match?.[1]) parameters[match[1]] = decodeURIComponent(values[index] ?? "");
+  });
+  return Object.keys(parameters).length > 0 ? parameters : undefined;
+}
+
+export function lambdaContext(functionName: string, timeoutSeconds: number): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const context: Omit<Context, "done" | "fail" | "succeed"> = {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: "512",
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: "local",
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+  // The legacy done/fail/succeed callbacks are not offered: the handlers are async.
+  return context as Context;
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+/** Lambda's limit on a synchronous invocation's serialized result. */
+const maxResultBytes = 6 * 1024 * 1024;
+const gatewayError: HttpAnswer = {
+  status: 500,
+  headers: { "content-type": "application/json" },
+  body: Buffer.from('{"message":"Internal Server Error"}'),
+};
+
+export function fromResult(result: unknown): HttpAnswer {
+  if (result === undefined || result === null) return gatewayError;
+  if (Buffer.byteLength(JSON.stringify(result)) > maxResultBytes) return gatewayError;
+  if (typeof result !== "object" || !("statusCode" in result)) {
+    // Payload 2.0: a result without statusCode is itself the JSON body of a 200.
+    return {
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: Buffer.from(JSON.stringify(result)),
+    };
+  }
+  const structured = result as APIGatewayProxyStructuredResultV2;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(structured.headers ?? {}))
+    headers[name] = String(value);
+  const text = structured.body ?? "";
+  return {
+    status: structured.statusCode ?? 200,
+    headers,
+    body: structured.isBase64Encoded ? Buffer.from(text, "base64") : Buffer.from(text, "utf8"),
+  };
+}
+
+export { gatewayError };

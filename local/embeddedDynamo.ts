@@ -1,0 +1,73 @@
+/**
+ * The embedded DynamoDB-compatible server (dynalite) used by `npm start`, `npm run invoke`, the
+ * keys command and the tests: in memory, or persisted under a folder. The table is created from
+ * infra/template.yaml's definition, so local and deployed tables have the same keys.
+ */
+import type { Server } from "node:http";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { DynamoDb, DynamoDbError } from "../lib/dynamodb.ts";
+import { tableOf } from "./template.ts";
+
+type DynaliteFactory = (options: { path?: string; createTableMs?: number }) => Server;
+const dynalite = createRequire(import.meta.url)("dynalite") as DynaliteFactory;
+
+export const localRegion = "local";
+export const localCredentials = { AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" };
+
+export interface EmbeddedDynamo {
+  readonly endpoint: string;
+  close(): Promise<void>;
+}
+
+export async function startEmbeddedDynamo(
+  options: { dataDir?: string; port?: number } = {},
+): Promise<EmbeddedDynamo> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const server = dynalite({ createTableMs: 0, ...(options.dataDir && { path: options.dataDir }) });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export function localClient(endpoint: string): DynamoDb {
+  return new DynamoDb({
+    region: localRegion,
+    endpoint,
+    credentials: () =>
+      Promise.resolve({
+        accessKeyId: localCredentials.AWS_ACCESS_KEY_ID,
+        secretAccessKey: localCredentials.AWS_SECRET_ACCESS_KEY,
+      }),
+  });
+}
+
+/** Creates the table as the template declares it, unless it exists already (persisted data). */
+export async function ensureTable(db: DynamoDb, tableName: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  try {
+    await db.call("DescribeTable", { TableName: tableName }, deadline);
+    return;
+  } catch (error) {
+    if (!(error instanceof DynamoDbError && error.type === "ResourceNotFoundException"))
+      throw error;
+  }
+  await db.call(
+    "CreateTable",
+    { TableName: tableName, BillingMode: "PAY_PER_REQUEST", ...tableOf() },
+    deadline,
+  );
+}

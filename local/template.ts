@@ -1,0 +1,142 @@
+/**
+ * Reads infra/template.yaml, the single source of the service's routes, functions and table:
+ * the build, the local server, the invoke command and the tests all take them from here.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Tags } from "yaml";
+import { parse } from "yaml";
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const templatePath = resolve(projectRoot, "infra/template.yaml");
+
+// CloudFormation short tags (!Ref, !Sub, ...) become their long forms ({"Ref": ...}).
+const intrinsicNames = [
+  "Ref",
+  "Sub",
+  "GetAtt",
+  "If",
+  "Equals",
+  "Not",
+  "And",
+  "Or",
+  "Select",
+  "Join",
+  "Split",
+  "FindInMap",
+  "ImportValue",
+  "GetAZs",
+  "Base64",
+  "Cidr",
+  "Condition",
+  "Transform",
+  "Length",
+  "ToJsonString",
+] as const;
+
+const cloudFormationTags: Tags = intrinsicNames.flatMap((name) => {
+  const key = name === "Ref" || name === "Condition" ? name : `Fn::${name}`;
+  const wrap = (value: unknown): Record<string, unknown> => ({
+    [key]: name === "GetAtt" && typeof value === "string" ? value.split(".") : value,
+  });
+  return (["scalar", "seq", "map"] as const).map((nodeClass) => ({
+    tag: `!${name}`,
+    collection: nodeClass === "scalar" ? undefined : nodeClass,
+    resolve: (value: unknown) => wrap(toJs(value)),
+  })) as Tags;
+});
+
+function toJs(value: unknown): unknown {
+  if (
+    value &&
+    typeof value === "object" &&
+    "toJSON" in value &&
+    typeof value.toJSON === "function"
+  ) {
+    return (value.toJSON as () => unknown)();
+  }
+  return value;
+}
+
+export interface Template {
+  readonly Parameters?: Record<
+    string,
+    { Type: string; Default?: unknown; AllowedValues?: unknown[] }
+  >;
+  readonly Globals?: { Function?: Record<string, unknown> };
+  readonly Resources: Record<
+    string,
+    { Type: string; Properties?: Record<string, unknown>; [k: string]: unknown }
+  >;
+  readonly Outputs?: Record<string, { Value: unknown }>;
+}
+
+export function loadTemplate(path = templatePath): Template {
+  return parse(readFileSync(path, "utf8"), { customTags: cloudFormationTags }) as Template;
+}
+
+export interface FunctionSpec {
+  readonly logicalId: string;
+  /** The function's folder name under functions/ and dist/, e.g. "listCategories". */
+  readonly name: string;
+  /** Absolute path of the built bundle directory (CodeUri). */
+  readonly codeDir: string;
+  readonly handlerFile: string;
+  readonly handlerExport: string;
+  readonly timeoutSeconds: number;
+  /** Route keys as API Gateway names them: "GET /v1/categories", or "$default". */
+  readonly routeKeys: readonly string[];
+}
+
+export function functionsOf(template: Template = loadTemplate()): FunctionSpec[] {
+  const globals = template.Globals?.Function ?? {};
+  return Object.entries(template.Resources)
+    .filter(([, resource]) => resource.Type === "AWS::Serverless::Function")
+    .map(([logicalId, resource]) => {
+      const props = { ...globals, ...resource.Properties };
+      const codeUri = String(props.CodeUri);
+      const [file = "", exportName = ""] = String(props.Handler).split(".");
+      const events = (props.Events ?? {}) as Record<
+        string,
+        { Type: string; Properties?: { Path?: string; Method?: string } }
+      >;
+      const routeKeys = Object.values(events)
+        .filter((event) => event.Type === "HttpApi")
+        .map(({ Properties: p }) =>
+          p?.Path === undefined && p?.Method === undefined
+            ? "$default"
+            : `${String(p.Method).toUpperCase()} ${String(p.Path)}`,
+        );
+      return {
+        logicalId,
+        name: codeUri.split("/").pop() ?? logicalId,
+        codeDir: resolve(dirname(templatePath), codeUri),
+        handlerFile: `${file}.mjs`,
+        handlerExport: exportName,
+        timeoutSeconds: Number(props.Timeout ?? 3),
+        routeKeys,
+      };
+    });
+}
+
+/** Every route key the template declares, with the function serving it. */
+export function routesOf(
+  functions: readonly FunctionSpec[] = functionsOf(),
+): Map<string, FunctionSpec> {
+  const routes = new Map<string, FunctionSpec>();
+  for (const spec of functions) for (const routeKey of spec.routeKeys) routes.set(routeKey, spec);
+  return routes;
+}
+
+export interface TableSpec {
+  readonly AttributeDefinitions: unknown[];
+  readonly KeySchema: unknown[];
+}
+
+export function tableOf(template: Template = loadTemplate()): TableSpec {
+  const table = Object.values(template.Resources).find((r) => r.Type === "AWS::DynamoDB::Table");
+  if (!table?.Properties) throw new Error("infra/template.yaml declares no DynamoDB table");
+  const { AttributeDefinitions, KeySchema } = table.Properties as unknown as TableSpec;
+  return { AttributeDefinitions, KeySchema };
+}

@@ -1,0 +1,49 @@
+/**
+ * `npm run build`: one self-contained, minified ESM bundle per function declared in
+ * infra/template.yaml, at the template's CodeUri (dist/<function>/index.mjs), with a source map.
+ * This is the only bundler configuration; `sam deploy` ships these folders as they are.
+ */
+import { rmSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { build } from "esbuild";
+import { routeTableOf } from "../lib/routes.ts";
+import { functionsOf, projectRoot } from "../local/template.ts";
+
+export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
+  const functions = functionsOf();
+  const servedRoutes = functions
+    .flatMap((spec) => spec.routeKeys)
+    .filter((key) => key !== "$default");
+  const results = [];
+  for (const spec of functions) {
+    rmSync(spec.codeDir, { recursive: true, force: true });
+    const outfile = resolve(spec.codeDir, spec.handlerFile);
+    const result = await build({
+      entryPoints: [resolve(projectRoot, "functions", spec.name, "index.ts")],
+      outfile,
+      bundle: true,
+      minify: true,
+      sourcemap: true,
+      sourcesContent: false,
+      format: "esm",
+      platform: "node",
+      target: "node24",
+      metafile: true,
+      logLevel: "warning",
+      define: { __PETSTORE_ROUTES__: JSON.stringify(routeTableOf(servedRoutes)) },
+      // aws4 is CommonJS and calls require() for node: built-ins; ESM has no require of its own.
+      banner: {
+        js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+      },
+    });
+    const output = result.metafile.outputs[relative(process.cwd(), outfile)];
+    results.push({ name: spec.name, bytes: output?.bytes ?? 0 });
+  }
+  return results;
+}
+
+if (import.meta.main) {
+  for (const { name, bytes } of await buildFunctions()) {
+    console.log(`dist/${name}/index.mjs  ${(bytes / 1024).toFixed(1)} KiB`);
+  }
+}

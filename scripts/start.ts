@@ -1,0 +1,32 @@
+/**
+ * `npm start`: the local server on PORT (default 3000) over the embedded store persisted in
+ * DATA_DIR (default .data/dynamodb). Prints the base URL and a working API key.
+ */
+import { resolve } from "node:path";
+import { projectRoot } from "../local/template.ts";
+import { startLocalServer } from "../local/server.ts";
+
+const port = Number(process.env.PORT ?? 3000);
+const inMemory = process.argv.includes("--memory");
+const server = await startLocalServer({
+  port,
+  host: process.env.HOST ?? "127.0.0.1",
+  dataDir: inMemory ? undefined : resolve(projectRoot, process.env.DATA_DIR ?? ".data/dynamodb"),
+  apiKey: process.env.PETSTORE_API_KEY,
+  env: {},
+});
+
+process.stderr.write(
+  [
+    `Pet Store categories API (local) at ${server.baseUrl}`,
+    `API key: ${server.apiKey}`,
+    `Try: curl -H "Authorization: Bearer ${server.apiKey}" ${server.baseUrl}/categories`,
+    "",
+  ].join("\n"),
+);
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    void server.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,5 @@
+import { buildFunctions } from "../../scripts/build.ts";
+
+export default async function setup(): Promise<void> {
+  await buildFunctions();
+}
