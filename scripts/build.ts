@@ -3,7 +3,6 @@
  * infra/template.yaml, at the template's CodeUri (dist/<function>/index.mjs), with a source map.
  * This is the only bundler configuration; `sam deploy` ships these folders as they are.
  */
-import { rmSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { build } from "esbuild";
 import { routeTableOf } from "../lib/routes.ts";
@@ -16,7 +15,6 @@ export async function buildFunctions(): Promise<{ name: string; bytes: number }[
     .filter((key) => key !== "$default");
   const results = [];
   for (const spec of functions) {
-    rmSync(spec.codeDir, { recursive: true, force: true });
     const outfile = resolve(spec.codeDir, spec.handlerFile);
     const result = await build({
       entryPoints: [resolve(projectRoot, "functions", spec.name, "index.ts")],
