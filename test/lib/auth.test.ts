@@ -1,0 +1,211 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/apiKeyStore.ts";
+import type { ApiKeyRecord } from "../../lib/apiKeyStore.ts";
+import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
+import type { KeyLookup } from "../../lib/auth.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+
+const b64tokenChar = fc.constantFrom(
+  ..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".split(""),
+);
+const b64token = fc
+  .tuple(fc.array(b64tokenChar, { minLength: 1, maxLength: 80 }), fc.nat({ max: 2 }))
+  .map(([chars, pad]) => chars.join("") + "=".repeat(pad));
+
+describe("the Authorization header is 'Bearer <b64token>', scheme case-insensitive", () => {
+  it("extracts the token whatever the scheme's case and spacing", () => {
+    const scheme = fc.constantFrom("Bearer", "bearer", "BEARER", "bEaReR");
+    fc.assert(
+      fc.property(scheme, fc.integer({ min: 1, max: 3 }), b64token, (name, spaces, token) => {
+        expect(parseAuthorization(`${name}${" ".repeat(spaces)}${token}`)).toEqual({
+          kind: "bearer",
+          token,
+        });
+      }),
+    );
+  });
+
+  it("treats an absent, empty or token-less header as a missing key", () => {
+    for (const header of [undefined, "", "   ", "Bearer", "bearer "]) {
+      expect(parseAuthorization(header)).toEqual({ kind: "missing" });
+    }
+  });
+
+  it("treats other schemes as not Bearer", () => {
+    for (const header of ["Basic dXNlcjpwYXNz", "Token abc", "abc", "Bearerabc"]) {
+      expect(parseAuthorization(header)).toEqual({ kind: "not_bearer" });
+    }
+  });
+
+  it("never throws and never returns a token with characters outside b64token", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (header) => {
+        const parsed = parseAuthorization(header);
+        if (parsed.kind === "bearer" && parsed.token !== "") {
+          expect(parsed.token).toMatch(/^[A-Za-z0-9\-._~+/]+=*$/);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("reads 'Bearer <non-b64token>' as a presented key that cannot be valid", () => {
+    expect(parseAuthorization("Bearer not a token")).toEqual({ kind: "bearer", token: "" });
+    expect(parseAuthorization("Bearer ab\u00e9cd")).toEqual({ kind: "bearer", token: "" });
+  });
+});
+
+describe("generated keys are random b64tokens and stored only as SHA-256", () => {
+  it("makes keys with 256 random bits that parse as Bearer tokens", () => {
+    const keys = new Set(Array.from({ length: 200 }, generateApiKey));
+    expect(keys.size).toBe(200);
+    for (const key of keys) {
+      expect(key).toMatch(/^petstore_[A-Za-z0-9_-]{43}$/);
+      expect(parseAuthorization(`Bearer ${key}`)).toEqual({ kind: "bearer", token: key });
+    }
+  });
+
+  it("hashes to 64 hex characters that do not contain the key", () => {
+    const key = generateApiKey();
+    expect(hashApiKey(key)).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashApiKey(key)).not.toContain(key.slice(9, 20));
+  });
+});
+
+class CountingLookup implements KeyLookup {
+  readonly records = new Map<string, ApiKeyRecord>();
+  lookups = 0;
+  find(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    this.lookups++;
+    return Promise.resolve(this.records.get(keyHash));
+  }
+}
+
+async function refusal(verifier: ApiKeyVerifier, header: string | undefined): Promise<ApiError> {
+  try {
+    await verifier.authenticate(header, soon());
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error("expected a 401");
+}
+
+describe("a 401 says whether the key was missing or not accepted", () => {
+  const lookup = new CountingLookup();
+  const verifier = new ApiKeyVerifier(lookup, Date.now, 30_000);
+
+  it("missing key: realm only, no error parameter", async () => {
+    const error = await refusal(verifier, undefined);
+    expect(error.status).toBe(401);
+    expect(error.headers["www-authenticate"]).toBe('Bearer realm="petstore"');
+    expect(error.message).toMatch(/required/);
+  });
+
+  it("unknown key: invalid_token, and the message reveals nothing about keys", async () => {
+    const error = await refusal(verifier, `Bearer ${generateApiKey()}`);
+    expect(error.headers["www-authenticate"]).toBe(
+      'Bearer realm="petstore", error="invalid_token"',
+    );
+    expect(error.message).toBe("the API key was not accepted");
+  });
+});
+
+describe("revoked and expired keys stop working within the cache window", () => {
+  it("refuses a revoked key once the cached verdict is older than the cache time", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const lookup = new CountingLookup();
+    const key = generateApiKey();
+    lookup.records.set(hashApiKey(key), {
+      keyId: "key_1",
+      label: "t",
+      createdAt: "2026-01-01T00:00:00Z",
+    });
+    const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
+    await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toMatchObject({
+      keyId: "key_1",
+    });
+    lookup.records.set(hashApiKey(key), {
+      keyId: "key_1",
+      label: "t",
+      createdAt: "x",
+      revokedAt: "2026-01-01T00:00:01Z",
+    });
+    now += 29_000;
+    await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toBeDefined();
+    expect(lookup.lookups).toBe(1);
+    now += 1_001;
+    await expect(verifier.authenticate(`Bearer ${key}`, soon())).rejects.toMatchObject({
+      status: 401,
+    });
+  });
+
+  it("refuses an expired key at once, even while cached", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const lookup = new CountingLookup();
+    const key = generateApiKey();
+    lookup.records.set(hashApiKey(key), {
+      keyId: "k",
+      label: "t",
+      createdAt: "x",
+      expiresAt: "2026-01-01T00:00:10Z",
+    });
+    const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
+    await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toBeDefined();
+    now += 10_000;
+    await expect(verifier.authenticate(`Bearer ${key}`, soon())).rejects.toMatchObject({
+      status: 401,
+    });
+  });
+
+  it("caps the cache at 60 seconds whatever it is configured to", async () => {
+    let now = 0;
+    const lookup = new CountingLookup();
+    const key = generateApiKey();
+    lookup.records.set(hashApiKey(key), { keyId: "k", label: "t", createdAt: "x" });
+    const verifier = new ApiKeyVerifier(lookup, () => now, 10 * 60_000);
+    await verifier.authenticate(`Bearer ${key}`, soon());
+    now = 60_000;
+    await verifier.authenticate(`Bearer ${key}`, soon());
+    expect(lookup.lookups).toBe(2);
+  });
+});
+
+describe("API key records live in the table as hashes only", () => {
+  const store = useEmbeddedDynamo();
+
+  it("issues, finds by hash, lists and revokes without ever storing the key", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const { apiKey, record } = await keys.issue(
+      "partner",
+      new Date("2030-01-01T00:00:00Z"),
+      soon(),
+    );
+    expect(await keys.find(hashApiKey(apiKey), soon())).toEqual(record);
+    expect(await keys.list(soon())).toEqual([record]);
+    const raw: { Items: unknown[] } = await store.db.call("Scan", { TableName: table }, soon());
+    expect(JSON.stringify(raw)).not.toContain(apiKey);
+    expect(await keys.revoke(record.keyId, soon())).toBe(true);
+    expect((await keys.find(hashApiKey(apiKey), soon()))?.revokedAt).toBeDefined();
+    expect(await keys.revoke("key_unknown", soon())).toBe(false);
+  });
+
+  it("verifies a real key end to end and refuses it after revocation once the cache lapses", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const { apiKey, record } = await keys.issue("t", undefined, soon());
+    let now = Date.now();
+    const verifier = new ApiKeyVerifier(keys, () => now, 30_000);
+    await expect(verifier.authenticate(`Bearer ${apiKey}`, soon())).resolves.toMatchObject({
+      keyId: record.keyId,
+    });
+    await keys.revoke(record.keyId, soon());
+    now += 30_000;
+    await expect(verifier.authenticate(`Bearer ${apiKey}`, soon())).rejects.toBeInstanceOf(
+      ApiError,
+    );
+  });
+});

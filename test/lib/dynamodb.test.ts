@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoDb, DynamoDbError, isRetryable } from "../../lib/dynamodb.ts";
+import { StoreUnavailableError } from "../../lib/errors.ts";
+import type { FaultProxy } from "../support/faultProxy.ts";
+import { startFaultProxy } from "../support/faultProxy.ts";
+import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+
+const store = useEmbeddedDynamo();
+let proxy: FaultProxy;
+let client: DynamoDb;
+let table: string;
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(store.endpoint);
+  client = new DynamoDb({
+    region: "local",
+    endpoint: proxy.endpoint,
+    credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+    attemptTimeoutMs: 300,
+    baseDelayMs: 5,
+    maxDelayMs: 50,
+  });
+  table = await store.newTable();
+});
+afterAll(async () => {
+  client.close();
+  await proxy.close();
+});
+
+const getItem = (deadline = soon()) =>
+  client.call("GetItem", { TableName: table, Key: { pk: { S: "X" }, sk: { S: "y" } } }, deadline);
+
+describe("calls are SigV4-signed DynamoDB JSON requests", () => {
+  it("round-trips a real operation against the embedded store", async () => {
+    await expect(getItem()).resolves.toEqual({});
+  });
+
+  it("reports DynamoDB's own errors by type, without retrying them", async () => {
+    proxy.clear();
+    const before = proxy.seen.get("DescribeTable") ?? 0;
+    const error: unknown = await client
+      .call("DescribeTable", { TableName: "no-such-table" }, soon())
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DynamoDbError);
+    expect((error as DynamoDbError).type).toBe("ResourceNotFoundException");
+    expect(isRetryable(error)).toBe(false);
+    expect(proxy.seen.get("DescribeTable")).toBe(before + 1);
+  });
+});
+
+describe("throttling, 5xx, resets and slow answers are retried with backoff", () => {
+  it.each([
+    "provisioned_throughput_exceeded",
+    "throttling",
+    "server_error",
+    "service_unavailable",
+    "reset",
+    "slow",
+  ] as const)("recovers from three %s faults in a row", async (fault) => {
+    proxy.clear();
+    proxy.inject({ fault, operation: "GetItem", times: 3, delayMs: 1000 });
+    await expect(getItem()).resolves.toEqual({});
+    expect(proxy.injected.get(fault)).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe("retries stop at the request's deadline with StoreUnavailableError", () => {
+  it("gives up on a store that keeps throttling, within the budget", async () => {
+    proxy.clear();
+    proxy.inject({ fault: "throttling", times: Number.POSITIVE_INFINITY });
+    const started = Date.now();
+    await expect(getItem(Date.now() + 400)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(Date.now() - started).toBeLessThan(800);
+    proxy.clear();
+  });
+
+  it("gives up on a store that is unreachable", async () => {
+    const unreachable = new DynamoDb({
+      region: "local",
+      endpoint: "http://127.0.0.1:9",
+      credentials: () => Promise.resolve({ accessKeyId: "a", secretAccessKey: "b" }),
+      baseDelayMs: 5,
+    });
+    await expect(
+      unreachable.call("GetItem", { TableName: table, Key: {} }, Date.now() + 300),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    unreachable.close();
+  });
+});
