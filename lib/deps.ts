@@ -7,6 +7,7 @@ import { ApiKeyVerifier } from "./auth.ts";
 import type { ServiceConfig } from "./config.ts";
 import { readConfig } from "./config.ts";
 import { DynamoDb, environmentCredentials } from "./dynamodb.ts";
+import { IdempotentCreator } from "./idempotency.ts";
 import type { LogSink } from "./log.ts";
 import { RequestLogger, stdoutSink } from "./log.ts";
 import { CategoryStore } from "./store.ts";
@@ -15,6 +16,7 @@ export interface ServiceDeps {
   readonly config: ServiceConfig;
   readonly now: () => number;
   readonly categories: CategoryStore;
+  readonly idempotency: IdempotentCreator;
   readonly verifier: ApiKeyVerifier;
   readonly logger: RequestLogger;
 }
@@ -37,10 +39,12 @@ export function createServiceDeps(options: DepsOptions = {}): ServiceDeps {
     now,
   });
   const keys = new ApiKeyStore(db, config.tableName, now);
+  const categories = new CategoryStore(db, config.tableName, now);
   return {
     config,
     now,
-    categories: new CategoryStore(db, config.tableName, now),
+    categories,
+    idempotency: new IdempotentCreator(db, config.tableName, categories, now),
     verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),
   };

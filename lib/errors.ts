@@ -6,6 +6,7 @@
 export type ErrorCode =
   | "invalid_json"
   | "invalid_body"
+  | "invalid_idempotency_key"
   | "unauthorized"
   | "not_found"
   | "method_not_allowed"
@@ -49,6 +50,12 @@ export const errors = {
   invalidJson: (why = "the request body is not well-formed JSON"): ApiError =>
     new ApiError(400, "invalid_json", why),
   invalidBody: (why: string): ApiError => new ApiError(400, "invalid_body", why),
+  invalidIdempotencyKey: (): ApiError =>
+    new ApiError(
+      400,
+      "invalid_idempotency_key",
+      "the Idempotency-Key header must be 1 to 255 printable ASCII characters",
+    ),
   missingKey: (): ApiError =>
     new ApiError(
       401,
@@ -112,8 +119,8 @@ export const errors = {
         cause,
       },
     ),
-  notImplemented: (what: string, headers: Record<string, string> = {}): ApiError =>
-    new ApiError(501, "not_implemented", `${what} is not implemented in this version`, headers),
+  notImplemented: (what: string): ApiError =>
+    new ApiError(501, "not_implemented", `${what} is not implemented in this version`),
   serviceUnavailable: (retryAfterSeconds = 1): ApiError =>
     new ApiError(
       503,

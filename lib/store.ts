@@ -73,12 +73,21 @@ export class CategoryStore {
     return categories;
   }
 
+  /** Takes the next id and stores the category under it. */
+  async create(category: NewCategory, requestId: string, deadline: number): Promise<Category> {
+    return this.put(await this.nextId(deadline), category, requestId, deadline);
+  }
+
   /**
-   * Takes the next id and stores the category under it. The put is conditional, so a retried put
+   * Stores a category under an id taken from `nextId`. The put is conditional, so a retried put
    * whose first attempt did land is recognised by its request id instead of being stored twice.
    */
-  async create(category: NewCategory, requestId: string, deadline: number): Promise<Category> {
-    const id = await this.#nextId(deadline);
+  async put(
+    id: number,
+    category: NewCategory,
+    requestId: string,
+    deadline: number,
+  ): Promise<Category> {
     const stored: Category = { id, ...category };
     try {
       await this.#db.call(
@@ -97,14 +106,24 @@ export class CategoryStore {
         deadline,
       );
     } catch (error) {
-      if (!isConditionFailure(error) || !(await this.#storedBy(id, requestId, deadline))) {
+      if (
+        !isConditionFailure(error) ||
+        (await this.#get(id, deadline))?.requestId?.S !== requestId
+      ) {
         throw error;
       }
     }
     return stored;
   }
 
-  async #nextId(deadline: number): Promise<number> {
+  /** The category stored under an id, if any (strongly consistent). */
+  async get(id: number, deadline: number): Promise<Category | undefined> {
+    const item = await this.#get(id, deadline);
+    return item && toCategory(item);
+  }
+
+  /** Takes the next id from the counter; an id taken and never stored is a gap, not a reuse. */
+  async nextId(deadline: number): Promise<number> {
     const output: UpdateOutput = await this.#db.call(
       "UpdateItem",
       {
@@ -124,7 +143,7 @@ export class CategoryStore {
     return id;
   }
 
-  async #storedBy(id: number, requestId: string, deadline: number): Promise<boolean> {
+  async #get(id: number, deadline: number): Promise<Item | undefined> {
     const output: GetOutput = await this.#db.call(
       "GetItem",
       {
@@ -134,7 +153,7 @@ export class CategoryStore {
       },
       deadline,
     );
-    return output.Item?.requestId?.S === requestId;
+    return output.Item;
   }
 }
 

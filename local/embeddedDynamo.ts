@@ -70,4 +70,15 @@ export async function ensureTable(db: DynamoDb, tableName: string): Promise<void
     { TableName: tableName, BillingMode: "PAY_PER_REQUEST", ...tableOf() },
     deadline,
   );
+  // A new table answers ResourceNotFoundException until it is ACTIVE, as in DynamoDB itself.
+  for (;;) {
+    const { Table }: { Table?: { TableStatus?: string } } = await db.call(
+      "DescribeTable",
+      { TableName: tableName },
+      deadline,
+    );
+    if (Table?.TableStatus === "ACTIVE") return;
+    if (Date.now() > deadline) throw new Error(`table ${tableName} did not become ACTIVE`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

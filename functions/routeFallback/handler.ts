@@ -1,4 +1,5 @@
 import middy from "@middy/core";
+import type { MiddlewareObj } from "@middy/core";
 import type { ServiceDeps } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
@@ -14,6 +15,7 @@ import { decideFallback } from "../../lib/routes.ts";
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
   return middy<HttpEvent, HttpResponse, Error, ServiceContext>()
     .use(requestLog(deps.logger, deps.now))
+    .use(petsDeprecation(deps))
     .use(errorResponse())
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
@@ -24,18 +26,30 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
     })
     .use(authorize(deps.verifier))
     .handler((event) => {
-      if (event.routeKey.startsWith("GET /v1/pets/")) {
-        throw errors.notImplemented("the pets API", petsDeprecationHeaders(deps));
-      }
+      if (event.routeKey === petsRoute) throw errors.notImplemented("the pets API");
       throw errors.notImplemented("the store orders API");
     });
 }
 
-/** RFC 9745 Deprecation (a structured-field date) and, when configured, RFC 8594 Sunset. */
-function petsDeprecationHeaders(deps: ServiceDeps): Record<string, string> {
+const petsRoute = "GET /v1/pets/{petId}";
+
+/**
+ * RFC 9745 Deprecation (a structured-field date) and, when configured, RFC 8594 Sunset, on every
+ * answer of the deprecated pets route (its 401s included). Used before errorResponse, so its
+ * onError runs after the Error shape is in place.
+ */
+function petsDeprecation(
+  deps: ServiceDeps,
+): MiddlewareObj<HttpEvent, HttpResponse, Error, ServiceContext> {
   const { petsDeprecatedAt, petsSunsetAt } = deps.config;
-  return {
+  const headers = {
     deprecation: `@${Math.floor(petsDeprecatedAt.getTime() / 1000)}`,
     ...(petsSunsetAt && { sunset: petsSunsetAt.toUTCString() }),
+  };
+  return {
+    onError: (request) => {
+      if (request.event.routeKey !== petsRoute || !request.response) return;
+      Object.assign(request.response.headers, headers);
+    },
   };
 }

@@ -1,0 +1,165 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoDb } from "../../lib/dynamodb.ts";
+import { ApiError } from "../../lib/errors.ts";
+import {
+  IdempotentCreator,
+  idempotencyWindowMs,
+  parseIdempotencyKey,
+} from "../../lib/idempotency.ts";
+import { CategoryStore } from "../../lib/store.ts";
+import type { FaultProxy } from "../support/faultProxy.ts";
+import { startFaultProxy } from "../support/faultProxy.ts";
+import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+
+const store = useEmbeddedDynamo();
+let proxy: FaultProxy;
+let client: DynamoDb;
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(store.endpoint);
+  client = new DynamoDb({
+    region: "local",
+    endpoint: proxy.endpoint,
+    credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+    baseDelayMs: 5,
+  });
+});
+afterAll(async () => {
+  client.close();
+  await proxy.close();
+});
+
+interface Fixture {
+  readonly categories: CategoryStore;
+  readonly creator: IdempotentCreator;
+  readonly clock: { now: number };
+}
+
+async function fixture(): Promise<Fixture> {
+  const table = await store.newTable();
+  const clock = { now: Date.now() };
+  const categories = new CategoryStore(client, table, () => clock.now);
+  return {
+    categories,
+    creator: new IdempotentCreator(client, table, categories, () => clock.now),
+    clock,
+  };
+}
+
+const dog = { name: "dog", description: "Canines" };
+
+describe("Idempotency-Key is 1 to 255 printable ASCII characters", () => {
+  it("accepts any such key and refuses anything else with 400", () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+          minLength: 1,
+          maxLength: 255,
+        }),
+        (key) => {
+          expect(parseIdempotencyKey(key)).toBe(key);
+        },
+      ),
+    );
+    for (const bad of ["", "x".repeat(256), "caf\u00e9", "a\tb", "a\nb", "\u007f"]) {
+      expect(() => parseIdempotencyKey(bad)).toThrow(
+        expect.objectContaining({ status: 400, code: "invalid_idempotency_key" }) as ApiError,
+      );
+    }
+    expect(parseIdempotencyKey(undefined)).toBeUndefined();
+  });
+});
+
+describe("a repeat with the same key and body replays the first answer and stores nothing new", () => {
+  it("returns the same id, marked replayed, with one category stored", async () => {
+    const { categories, creator } = await fixture();
+    const first = await creator.create("scope", "k1", dog, "req-1", soon());
+    const second = await creator.create("scope", "k1", dog, "req-2", soon());
+    expect(first).toEqual({ category: { id: 1, ...dog }, replayed: false });
+    expect(second).toEqual({ category: { id: 1, ...dog }, replayed: true });
+    expect(await categories.list(soon())).toHaveLength(1);
+  });
+
+  it("treats keys of different API keys as unrelated", async () => {
+    const { categories, creator } = await fixture();
+    await creator.create("api-key-a", "same", dog, "r1", soon());
+    const other = await creator.create("api-key-b", "same", dog, "r2", soon());
+    expect(other.replayed).toBe(false);
+    expect(await categories.list(soon())).toHaveLength(2);
+  });
+});
+
+describe("a repeat with a different body is refused with 422", () => {
+  it("answers idempotency_key_reused and stores nothing", async () => {
+    const { categories, creator } = await fixture();
+    await creator.create("s", "k", dog, "r1", soon());
+    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject({
+      status: 422,
+      code: "idempotency_key_reused",
+    });
+    expect(await categories.list(soon())).toHaveLength(1);
+  });
+});
+
+describe("concurrent repeats of one key create one category", () => {
+  it("gives one original 201; the rest replay it or hear 409 in progress", async () => {
+    const { categories, creator } = await fixture();
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => creator.create("s", "burst", dog, `r${i}`, soon())),
+    );
+    const created = results.filter((r) => r.status === "fulfilled").map((r) => r.value);
+    const refused = results.filter((r) => r.status === "rejected").map((r) => r.reason as ApiError);
+    expect(created.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(new Set(created.map((r) => r.category.id))).toEqual(new Set([1]));
+    expect(refused.every((e) => e.code === "idempotency_in_progress" && e.status === 409)).toBe(
+      true,
+    );
+    expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
+  });
+});
+
+describe("records expire after 24 hours", () => {
+  it("creates anew once the window has passed", async () => {
+    const { categories, creator, clock } = await fixture();
+    await creator.create("s", "k", dog, "r1", soon());
+    clock.now += idempotencyWindowMs - 5_000;
+    expect((await creator.create("s", "k", dog, "r2", soon())).replayed).toBe(true);
+    clock.now += 10_000;
+    expect(await creator.create("s", "k", dog, "r3", soon())).toEqual({
+      category: { id: 2, ...dog },
+      replayed: false,
+    });
+    expect(await categories.list(soon())).toHaveLength(2);
+  });
+});
+
+describe("a request that dies after reserving its id is finished by the next repeat, under the same id", () => {
+  it("stores exactly one category when the first attempt's write kept failing", async () => {
+    const { categories, creator, clock } = await fixture();
+    // Claim and id reservation go through; the category read-then-write after them keeps failing.
+    proxy.inject({ fault: "server_error", operation: "GetItem", times: Number.POSITIVE_INFINITY });
+    const deadline = Date.now() + 400;
+    await expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toThrow();
+    proxy.clear();
+    // While the first request could still be running, a repeat is told to wait.
+    await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
+      status: 409,
+    });
+    clock.now = deadline + 2_000;
+    const finished = await creator.create("s", "k", dog, "r3", soon());
+    expect(finished).toEqual({ category: { id: 1, ...dog }, replayed: false });
+    expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
+    expect((await creator.create("s", "k", dog, "r4", soon())).replayed).toBe(true);
+  });
+
+  it("lets a repeat start afresh at once when the first failed before taking an id", async () => {
+    const { categories, creator } = await fixture();
+    proxy.inject({ fault: "throttling", operation: "UpdateItem", times: Number.POSITIVE_INFINITY });
+    await expect(creator.create("s", "k", dog, "r1", Date.now() + 300)).rejects.toThrow();
+    proxy.clear();
+    expect((await creator.create("s", "k", dog, "r2", soon())).replayed).toBe(false);
+    expect(await categories.list(soon())).toHaveLength(1);
+  });
+});
