@@ -46,10 +46,12 @@ export function requestLog(logger: RequestLogger, now: () => number): ServiceMid
   const write = (request: ServiceRequest): void => {
     const status = request.response?.statusCode ?? 500;
     const failure = request.context.apiError;
+    // API Gateway always sends requestContext; a hand-made event without one still gets a line.
+    const gateway = request.event.requestContext as HttpEvent["requestContext"] | undefined;
     logger.write({
-      requestId: request.context.awsRequestId || request.event.requestContext.requestId,
+      requestId: request.context.awsRequestId || (gateway?.requestId ?? "unknown"),
       route: request.event.routeKey,
-      method: request.event.requestContext.http.method,
+      method: gateway?.http.method ?? "unknown",
       status,
       latencyMs: now() - (started.get(request) ?? now()),
       code: failure?.code,

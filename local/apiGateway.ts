@@ -4,6 +4,7 @@
  * parameters), invoke, and turn the result back into an HTTP response, including the 500
  * `{"message":"Internal Server Error"}` it answers when a function throws or returns too much.
  */
+import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type {
@@ -40,7 +41,9 @@ export function toEvent(
   for (const [key, value] of url.searchParams)
     query[key] = key in query ? `${query[key] ?? ""},${value}` : value;
   const pathParameters = route.pattern ? pathParametersOf(route.pattern, url.pathname) : undefined;
-  const base64 = body.length > 0 && !isTextMediaType(headers["content-type"]);
+  // Bytes that are not UTF-8 cannot be handed over as a text string without loss, so they go
+  // base64 whatever their declared type; the function can then refuse them (invalid_json).
+  const base64 = body.length > 0 && (!isTextMediaType(headers["content-type"]) || !isUtf8(body));
   const now = new Date();
   return {
     version: "2.0",

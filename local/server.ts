@@ -14,13 +14,8 @@ import { ApiKeyStore } from "../lib/apiKeyStore.ts";
 import { pathMatches } from "../lib/routes.ts";
 import { fromResult, gatewayError, lambdaContext, toEvent } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";
-import {
-  ensureTable,
-  localClient,
-  localCredentials,
-  localRegion,
-  startEmbeddedDynamo,
-} from "./embeddedDynamo.ts";
+import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
+import { localFunctionEnv } from "./functionEnv.ts";
 import type { FunctionSpec } from "./template.ts";
 import { functionsOf, routesOf } from "./template.ts";
 
@@ -69,10 +64,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   db.close();
 
   Object.assign(process.env, {
-    ...localCredentials,
-    AWS_REGION: localRegion,
-    TABLE_NAME: localTableName,
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    ...localFunctionEnv(dynamo.endpoint, localTableName),
     ...options.env,
   });
   const handlers = await loadHandlers(functionsOf());

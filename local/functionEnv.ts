@@ -1,0 +1,24 @@
+/**
+ * What a function bundle needs from its environment (lib/config.ts) to run against a local
+ * DynamoDB endpoint, and the documented key that the sample events in events/ carry. Shared by
+ * `npm run invoke` and the handler tests; local/server.ts sets the same variables.
+ */
+import { localCredentials, localRegion } from "./embeddedDynamo.ts";
+
+/** The one key the sample events send (RFC 6750 b64token characters only). Local use only. */
+export const sampleApiKey = "petstore_sample-key-for-local-invoke-only";
+/** The label `npm run invoke` gives the sample key's record. */
+export const sampleKeyLabel = "sample-events";
+
+/** TABLE_NAME, AWS_REGION, DYNAMODB_ENDPOINT and placeholder credentials for a local store. */
+export function localFunctionEnv(
+  dynamoEndpoint: string,
+  tableName: string,
+): Record<string, string> {
+  return {
+    ...localCredentials,
+    AWS_REGION: localRegion,
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
+  };
+}

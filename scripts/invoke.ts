@@ -1,0 +1,198 @@
+/**
+ * `npm run invoke -- <function> <event.json> [--seed N]`: runs one built function on one API
+ * Gateway event, like `sam local invoke -e`, against the embedded store (in memory) or
+ * DYNAMODB_ENDPOINT. The function's log lines and then its result go to stdout; exit 0 on a
+ * result, 1 when the function fails at init or throws (printed as Lambda reports it) or the store
+ * cannot be prepared, 2 on bad usage.
+ *
+ *   npm run invoke -- listCategories events/list-gzip.json --seed 40
+ *   npm run invoke -- CreateCategoryFunction events/create-ok.json
+ *
+ * The sample events send the documented key petstore_sample-key-for-local-invoke-only, which is
+ * made valid here; with PETSTORE_API_KEY set, that key is made valid instead.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import type { Handler } from "aws-lambda";
+import { ApiKeyStore, hashApiKey } from "../lib/apiKeyStore.ts";
+import { CategoryStore } from "../lib/store.ts";
+import { lambdaContext } from "../local/apiGateway.ts";
+import { ensureTable, localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
+import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
+import { localTableName } from "../local/server.ts";
+import type { FunctionSpec } from "../local/template.ts";
+import { functionsOf, projectRoot, templatePath } from "../local/template.ts";
+import { buildFunctions } from "./build.ts";
+
+const functions = functionsOf();
+const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
+  function: ${functions.map((spec) => `${spec.name} (${spec.logicalId})`).join(", ")}
+  --seed N  create N categories first (e.g. to make a list large enough to be compressed)
+  env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${usage}\n`);
+  process.exit(2);
+}
+
+function parseCommandLine(): { spec: FunctionSpec; event: unknown; seed: number } {
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { seed: { type: "string" } } });
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+  const [name, eventFile, ...extra] = parsed.positionals;
+  if (name === undefined || eventFile === undefined || extra.length > 0)
+    fail("invoke: wrong arguments");
+  const spec = functions.find((f) => f.name === name || f.logicalId === name);
+  if (!spec) fail(`invoke: no function "${name}" in infra/template.yaml`);
+  const seed = Number(parsed.values.seed ?? 0);
+  if (!Number.isSafeInteger(seed) || seed < 0) fail("invoke: --seed takes a whole number");
+  // npm runs scripts from the project root; a relative path means the caller's directory.
+  const path = resolve(process.env.INIT_CWD ?? process.cwd(), eventFile);
+  let event: unknown;
+  try {
+    event = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    fail(`invoke: cannot read the event ${path}: ${error instanceof Error ? error.message : ""}`);
+  }
+  return { spec, event, seed };
+}
+
+/** The bundle is rebuilt when it is missing or older than anything it is built from. */
+function bundleIsStale(spec: FunctionSpec): boolean {
+  const bundle = resolve(spec.codeDir, spec.handlerFile);
+  if (!existsSync(bundle)) return true;
+  const builtAt = statSync(bundle).mtimeMs;
+  const sources = [templatePath, resolve(projectRoot, "scripts/build.ts")];
+  for (const dir of ["functions", "lib"]) {
+    const root = resolve(projectRoot, dir);
+    for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
+      sources.push(resolve(root, file));
+    }
+  }
+  return sources.some((file) => statSync(file).mtimeMs > builtAt);
+}
+
+async function prepareStore(endpoint: string, seed: number): Promise<void> {
+  const db = localClient(endpoint);
+  const deadline = Date.now() + 60_000 + seed * 100;
+  try {
+    await ensureTable(db, localTableName);
+    const keys = new ApiKeyStore(db, localTableName);
+    const fixedKey = process.env.PETSTORE_API_KEY?.trim() || undefined;
+    const apiKey = fixedKey ?? sampleApiKey;
+    // A key already in the store is left as it is, revoked or not.
+    if (!(await keys.find(hashApiKey(apiKey), deadline))) {
+      await keys.issue(fixedKey ? "PETSTORE_API_KEY" : sampleKeyLabel, undefined, deadline, apiKey);
+    }
+    const categories = new CategoryStore(db, localTableName);
+    for (let i = 1; i <= seed; i++) {
+      await categories.create(
+        {
+          name: `Seeded category ${i}`,
+          description: `Category ${i} of ${seed}, created by --seed`,
+        },
+        `seed-${i}`,
+        deadline,
+      );
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** A compressed result body stays base64 in the result; a person gets to read it here. */
+function describeBody(result: unknown): string {
+  if (typeof result !== "object" || result === null) return "";
+  const { body, isBase64Encoded, headers } = result as {
+    body?: unknown;
+    isBase64Encoded?: unknown;
+    headers?: Record<string, unknown>;
+  };
+  if (isBase64Encoded !== true || typeof body !== "string") return "";
+  const bytes = Buffer.from(body, "base64");
+  const encoding = headers?.["content-encoding"];
+  let text: string;
+  try {
+    if (encoding === "gzip") text = gunzipSync(bytes).toString("utf8");
+    else if (encoding === "br") text = brotliDecompressSync(bytes).toString("utf8");
+    else text = bytes.toString("utf8");
+  } catch (error) {
+    return `note: the ${String(encoding)} body does not decompress: ${String(error)}\n`;
+  }
+  const shown = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} characters)` : text;
+  const what = typeof encoding === "string" ? `${encoding}-compressed ` : "";
+  return `note: the body is base64 of ${bytes.length} ${what}bytes; decoded:\n${shown}\n`;
+}
+
+/** How Lambda reports a function error (init or handler) to a synchronous caller. */
+function lambdaError(error: unknown): string {
+  const thrown = error instanceof Error ? error : new Error(String(error));
+  const report = {
+    errorType: thrown.name,
+    errorMessage: thrown.message,
+    trace: thrown.stack?.split("\n") ?? [],
+  };
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function invoke(spec: FunctionSpec, event: unknown, endpoint: string): Promise<Outcome> {
+  Object.assign(process.env, localFunctionEnv(endpoint, localTableName));
+  try {
+    // Inside the try: a failing init (e.g. a ConfigError) is a function error too, as in Lambda.
+    const bundle = pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href;
+    const module = (await import(bundle)) as Record<string, unknown>;
+    const handler = module[spec.handlerExport];
+    if (typeof handler !== "function") {
+      throw new Error(`${spec.handlerFile} does not export "${spec.handlerExport}"`);
+    }
+    const context = lambdaContext(spec.name, spec.timeoutSeconds);
+    const result: unknown = await (handler as Handler)(event, context, () => undefined);
+    return {
+      code: 0,
+      stdout: `${JSON.stringify(result, null, 2)}\n`,
+      stderr: describeBody(result),
+    };
+  } catch (error) {
+    return { code: 1, stdout: lambdaError(error), stderr: "" };
+  }
+}
+
+async function main(): Promise<Outcome> {
+  const { spec, event, seed } = parseCommandLine();
+  if (bundleIsStale(spec)) await buildFunctions();
+  const external = process.env.DYNAMODB_ENDPOINT;
+  const dynamo = external
+    ? { endpoint: external, close: () => Promise.resolve() }
+    : await startEmbeddedDynamo();
+  try {
+    await prepareStore(dynamo.endpoint, seed);
+  } catch (error) {
+    await dynamo.close();
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      code: 1,
+      stdout: "",
+      stderr: `invoke: the store at ${dynamo.endpoint} failed: ${why}\n`,
+    };
+  }
+  const outcome = await invoke(spec, event, dynamo.endpoint);
+  await dynamo.close();
+  return outcome;
+}
+
+const { code, stdout, stderr } = await main();
+process.stderr.write(stderr);
+// Exit explicitly: the bundle's keep-alive sockets to an external store would hold the process.
+process.stdout.write(stdout, () => process.exit(code));

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
+import type { HttpEvent } from "../../lib/http.ts";
+import {
+  expectContractHeaders,
+  expectError,
+  expectNoSecrets,
+  expectOneLogLine,
+  loadEvent,
+  useHarness,
+} from "./harness.ts";
+
+const harness = useHarness();
+const create = async (event: HttpEvent) => {
+  const invocation = await harness.invoke(createCategoryHandler(harness.deps()), event);
+  expectOneLogLine(invocation, event);
+  return invocation;
+};
+const withoutKey = (name: string): HttpEvent => {
+  const event = loadEvent(name);
+  delete event.headers.authorization;
+  return event;
+};
+
+describe("a valid create stores the category under the next id and answers it with 201", () => {
+  it("stores create-ok with id 1 and answers exactly the stored category", async () => {
+    const { response, logLines } = await create(loadEvent("create-ok.json"));
+    expect(response.statusCode).toBe(201);
+    expectContractHeaders(response);
+    const body = JSON.parse(response.body) as unknown;
+    expect(body).toEqual({
+      id: 1,
+      name: "Rabbits",
+      description: "Domestic rabbits and other lagomorphs",
+    });
+    expect(await harness.stored()).toEqual([body]);
+    const line = JSON.parse(logLines[0] ?? "{}") as Record<string, unknown>;
+    expect(line.level).toBe("INFO");
+    expect(line.keyId).toMatch(/^key_[0-9a-f]+$/);
+  });
+
+  it("reads a base64-encoded JSON body", async () => {
+    const { response } = await create(loadEvent("create-base64.json"));
+    expect(response.statusCode).toBe(201);
+    expect(JSON.parse(response.body)).toEqual({
+      id: 2,
+      name: "Hamsters",
+      description: "Small rodents",
+    });
+  });
+
+  it("reads a body without Content-Type as JSON, and omits an absent description", async () => {
+    const { response } = await create(loadEvent("create-no-content-type.json"));
+    expect(response.statusCode).toBe(201);
+    expectContractHeaders(response);
+    expect(JSON.parse(response.body)).toStrictEqual({ id: 3, name: "Guinea pigs" });
+  });
+
+  it("trims the name before storing it", async () => {
+    const event = loadEvent("create-ok.json");
+    event.body = JSON.stringify({ name: "  Ferrets\t " });
+    event.headers["content-length"] = String(Buffer.byteLength(event.body));
+    const { response } = await create(event);
+    expect(response.statusCode).toBe(201);
+    expect(JSON.parse(response.body)).toStrictEqual({ id: 4, name: "Ferrets" });
+  });
+});
+
+describe("an unauthenticated create is refused before its body is read", () => {
+  it("answers create-no-key (malformed body, no key) with 401, not 400", async () => {
+    const { response } = await create(loadEvent("create-no-key.json"));
+    const message = expectError(response, 401, "unauthorized");
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="petstore"');
+    expect(message).toMatch(/API key is required/);
+  });
+
+  it.each([
+    "create-invalid.json",
+    "create-unknown-field.json",
+    "create-malformed-json.json",
+    "create-wrong-media-type.json",
+    "create-ok.json",
+  ])("answers %s without its key with 401", async (name) => {
+    const before = await harness.stored();
+    const { response } = await create(withoutKey(name));
+    expectError(response, 401, "unauthorized");
+    expect(await harness.stored()).toEqual(before);
+  });
+});
+
+describe("an invalid create is answered with the Error shape and stores nothing", () => {
+  it.each([
+    { name: "create-invalid.json", status: 400, code: "invalid_body", says: /'name'.*at most 100/ },
+    { name: "create-unknown-field.json", status: 400, code: "invalid_body", says: /"id"/ },
+    { name: "create-malformed-json.json", status: 400, code: "invalid_json", says: /JSON/ },
+    {
+      name: "create-wrong-media-type.json",
+      status: 415,
+      code: "unsupported_media_type",
+      says: /application\/json/,
+    },
+  ])("answers $name with $status $code", async ({ name, status, code, says }) => {
+    const before = await harness.stored();
+    const { response, logLines } = await create(loadEvent(name));
+    expect(expectError(response, status, code)).toMatch(says);
+    expect(JSON.parse(logLines[0] ?? "{}")).toMatchObject({ level: "WARN", code });
+    expect(await harness.stored()).toEqual(before);
+  });
+
+  it("leaves the id counter untouched: the next valid create takes the next id", async () => {
+    const before = await harness.stored();
+    const { response } = await create(loadEvent("create-ok.json"));
+    expect(response.statusCode).toBe(201);
+    expect(JSON.parse(response.body)).toMatchObject({ id: before.length + 1 });
+    expect(await harness.stored()).toHaveLength(before.length + 1);
+  });
+});
+
+describe("every create writes one JSON log line and never the key", () => {
+  it("logged one line per invocation above, none holding the key or its hash", () => {
+    expect(harness.logLines.length).toBeGreaterThanOrEqual(15);
+    for (const line of harness.logLines) expectNoSecrets(line);
+  });
+});

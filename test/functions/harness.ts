@@ -1,0 +1,163 @@
+/**
+ * Handler tests run the handler factories with real deps (lib/deps.ts) against an embedded
+ * DynamoDB, on the sample events in events/, with the log captured through the `sink` option.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, expect } from "vitest";
+import { ApiKeyStore, hashApiKey } from "../../lib/apiKeyStore.ts";
+import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
+import { createServiceDeps } from "../../lib/deps.ts";
+import type { DynamoDb } from "../../lib/dynamodb.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
+import type { ServiceHandler } from "../../lib/middleware.ts";
+import type { Category } from "../../lib/store.ts";
+import { CategoryStore } from "../../lib/store.ts";
+import { lambdaContext } from "../../local/apiGateway.ts";
+import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
+import { projectRoot } from "../../local/template.ts";
+
+export const eventsDir = resolve(projectRoot, "events");
+const tableName = "petstore-local";
+
+/** A fresh deep copy of events/<name>, as the handler may change the event it is given. */
+export function loadEvent(name: string): HttpEvent {
+  return JSON.parse(readFileSync(resolve(eventsDir, name), "utf8")) as HttpEvent;
+}
+
+export interface Invocation {
+  readonly response: HttpResponse;
+  /** The log lines this one invocation wrote. */
+  readonly logLines: readonly string[];
+  readonly awsRequestId: string;
+}
+
+export interface Harness {
+  /** Every log line written so far, by every handler built from `deps`. */
+  readonly logLines: string[];
+  /** Real deps on the embedded store; extra env (e.g. PETS_SUNSET_AT) on request. */
+  deps(extraEnv?: Record<string, string>, options?: Omit<DepsOptions, "env" | "sink">): ServiceDeps;
+  invoke(handler: ServiceHandler, event: HttpEvent, functionName?: string): Promise<Invocation>;
+  /** The categories in the store, read directly. */
+  stored(): Promise<Category[]>;
+  /** Stores categories directly (not through a handler), e.g. to make a large list. */
+  seed(count: number, description?: string): Promise<void>;
+}
+
+/** Starts dynalite with the template's table and the sample key for the file's tests. */
+export function useHarness(): Harness {
+  let dynamo: EmbeddedDynamo | undefined;
+  let db: DynamoDb | undefined;
+  const logLines: string[] = [];
+  const started = (): { endpoint: string; db: DynamoDb } => {
+    if (!dynamo || !db) throw new Error("the embedded store is not started (beforeAll)");
+    return { endpoint: dynamo.endpoint, db };
+  };
+  let seeded = 0;
+
+  beforeAll(async () => {
+    dynamo = await startEmbeddedDynamo();
+    db = localClient(dynamo.endpoint);
+    await ensureTable(db, tableName);
+    await new ApiKeyStore(db, tableName).issue(
+      sampleKeyLabel,
+      undefined,
+      Date.now() + 10_000,
+      sampleApiKey,
+    );
+  });
+  afterAll(async () => {
+    db?.close();
+    await dynamo?.close();
+  });
+
+  return {
+    logLines,
+    deps: (extraEnv = {}, options = {}) =>
+      createServiceDeps({
+        ...options,
+        env: { ...localFunctionEnv(started().endpoint, tableName), ...extraEnv },
+        sink: (line) => {
+          logLines.push(line);
+        },
+      }),
+    invoke: async (handler, event, functionName = "test") => {
+      const before = logLines.length;
+      const context = lambdaContext(functionName, 10);
+      const response = await handler(event, context);
+      return { response, logLines: logLines.slice(before), awsRequestId: context.awsRequestId };
+    },
+    stored: () => new CategoryStore(started().db, tableName).list(Date.now() + 10_000),
+    seed: async (count, description = "seeded directly into the store") => {
+      const store = new CategoryStore(started().db, tableName);
+      for (let i = 0; i < count; i++) {
+        seeded += 1;
+        await store.create(
+          { name: `Seeded ${seeded}`, description },
+          `seed-${seeded}`,
+          Date.now() + 10_000,
+        );
+      }
+    },
+  };
+}
+
+/** The contract's headers on every response. */
+export function expectContractHeaders(response: HttpResponse): void {
+  expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+  expect(response.headers["cache-control"]).toBe("no-store");
+  expect(response.headers["x-content-type-options"]).toBe("nosniff");
+}
+
+/** An Error body: exactly code, message and status, with status equal to the HTTP status. */
+export function expectError(response: HttpResponse, status: number, code: string): string {
+  expect(response.statusCode).toBe(status);
+  expectContractHeaders(response);
+  expect(response.isBase64Encoded).toBe(false);
+  const body = JSON.parse(response.body) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
+  expect(body).toMatchObject({ code, status });
+  expect(typeof body.message).toBe("string");
+  const message = body.message as string;
+  expect(message.length).toBeGreaterThan(0);
+  return message;
+}
+
+/** The one JSON log line of an invocation: its request, route and status, and no key. */
+export function expectOneLogLine(
+  invocation: Invocation,
+  event: HttpEvent,
+): Record<string, unknown> {
+  expect(invocation.logLines).toHaveLength(1);
+  const text = invocation.logLines[0] ?? "";
+  expectNoSecrets(text);
+  const line = JSON.parse(text) as Record<string, unknown>;
+  expect(line).toMatchObject({
+    requestId: invocation.awsRequestId,
+    route: event.routeKey,
+    method: event.requestContext.http.method,
+    status: invocation.response.statusCode,
+  });
+  expect(typeof line.latencyMs).toBe("number");
+  expect(line.latencyMs as number).toBeGreaterThanOrEqual(0);
+  return line;
+}
+
+/** Neither the sample key nor its hash may ever reach a log line. */
+export function expectNoSecrets(text: string): void {
+  expect(text).not.toContain(sampleApiKey);
+  expect(text).not.toContain(hashApiKey(sampleApiKey));
+}
+
+/** The body as text, undoing base64 and Content-Encoding. */
+export function bodyText(response: HttpResponse): string {
+  if (!response.isBase64Encoded) return response.body;
+  const bytes = Buffer.from(response.body, "base64");
+  const encoding = response.headers["content-encoding"];
+  if (encoding === "gzip") return gunzipSync(bytes).toString("utf8");
+  if (encoding === "br") return brotliDecompressSync(bytes).toString("utf8");
+  return bytes.toString("utf8");
+}

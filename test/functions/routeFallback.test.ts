@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
+import type { HttpEvent } from "../../lib/http.ts";
+import { routeTableOf } from "../../lib/routes.ts";
+import { routesOf } from "../../local/template.ts";
+import {
+  expectContractHeaders,
+  expectError,
+  expectNoSecrets,
+  expectOneLogLine,
+  loadEvent,
+  useHarness,
+} from "./harness.ts";
+
+const harness = useHarness();
+// As scripts/build.ts injects them: every route key the template declares but $default.
+const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
+const fallback = async (event: HttpEvent, env: Record<string, string> = {}) => {
+  const invocation = await harness.invoke(routeFallbackHandler(harness.deps(env), routes), event);
+  expectOneLogLine(invocation, event);
+  return invocation;
+};
+/** The sample key, no key, and a key that was never issued. */
+const keyVariants = (name: string): [string, HttpEvent][] => {
+  const noKey = loadEvent(name);
+  delete noKey.headers.authorization;
+  const badKey = loadEvent(name);
+  badKey.headers.authorization = "Bearer petstore_not-a-key";
+  return [
+    ["the sample key", loadEvent(name)],
+    ["no key", noKey],
+    ["an unknown key", badKey],
+  ];
+};
+
+describe("an unknown route answers 404 not_found, with or without a key", () => {
+  it.each(keyVariants("unknown-route.json"))("with %s", async (_, event) => {
+    const { response } = await fallback(event);
+    const message = expectError(response, 404, "not_found");
+    expect(message).not.toContain(event.rawPath);
+    expect(response.headers).not.toHaveProperty("www-authenticate");
+  });
+});
+
+describe("another method on /v1/categories answers 405 with Allow: GET, POST, with or without a key", () => {
+  it.each(keyVariants("method-not-allowed.json"))("with %s", async (_, event) => {
+    const { response } = await fallback(event);
+    expectError(response, 405, "method_not_allowed");
+    expect(response.headers.allow).toBe("GET, POST");
+  });
+});
+
+describe("the deprecated pets route answers 501 with Deprecation (and Sunset when configured), after authentication", () => {
+  it("answers pets-get with 501 and an RFC 9745 Deprecation date, and no Sunset by default", async () => {
+    const { response } = await fallback(loadEvent("pets-get.json"));
+    expectError(response, 501, "not_implemented");
+    expect(response.headers.deprecation).toBe(`@${Date.parse("2026-01-01T00:00:00Z") / 1000}`);
+    expect(response.headers).not.toHaveProperty("sunset");
+  });
+
+  it("adds an RFC 8594 Sunset header when PETS_SUNSET_AT is configured", async () => {
+    const sunset = "2027-06-30T00:00:00Z";
+    const { response } = await fallback(loadEvent("pets-get.json"), {
+      PETS_SUNSET_AT: sunset,
+      PETS_DEPRECATED_AT: "2026-03-01T00:00:00Z",
+    });
+    expectError(response, 501, "not_implemented");
+    expect(response.headers.deprecation).toBe(`@${Date.parse("2026-03-01T00:00:00Z") / 1000}`);
+    expect(response.headers.sunset).toBe("Wed, 30 Jun 2027 00:00:00 GMT");
+  });
+
+  it("answers pets-get without a key with 401, still marked deprecated", async () => {
+    const event = loadEvent("pets-get.json");
+    delete event.headers.authorization;
+    const { response } = await fallback(event);
+    expectError(response, 401, "unauthorized");
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="petstore"');
+    expect(response.headers.deprecation).toBe(`@${Date.parse("2026-01-01T00:00:00Z") / 1000}`);
+  });
+});
+
+describe("the store orders route answers 501, after authentication", () => {
+  it("answers store-orders with 501 not_implemented and no deprecation headers", async () => {
+    const { response } = await fallback(loadEvent("store-orders.json"));
+    expectError(response, 501, "not_implemented");
+    expectContractHeaders(response);
+    expect(response.headers).not.toHaveProperty("deprecation");
+    expect(response.headers).not.toHaveProperty("sunset");
+  });
+
+  it("answers store-orders with an unknown key with 401 invalid_token", async () => {
+    const event = loadEvent("store-orders.json");
+    event.headers.authorization = "Bearer petstore_not-a-key";
+    const { response } = await fallback(event);
+    expectError(response, 401, "unauthorized");
+    expect(response.headers["www-authenticate"]).toContain('error="invalid_token"');
+  });
+});
+
+describe("every fallback answer writes one JSON log line and never the key", () => {
+  it("logged one line per invocation above, none holding the key or its hash", () => {
+    expect(harness.logLines.length).toBeGreaterThanOrEqual(11);
+    for (const line of harness.logLines) expectNoSecrets(line);
+  });
+});

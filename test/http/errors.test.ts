@@ -1,0 +1,267 @@
+/**
+ * The contract's error table and order of checks, over HTTP against the local server (the built
+ * bundles behind the template's routes). Every answer is also checked against openapi.yaml.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Answer, ErrorBody } from "../support/client.ts";
+import { createCategory, listCategories, send } from "../support/client.ts";
+import type { RunningServer } from "../support/localServer.ts";
+import { startServer } from "../support/localServer.ts";
+
+let server: RunningServer;
+let url: string;
+let key: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  url = server.baseUrl;
+  key = server.apiKey;
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+function expectError(answer: Answer, status: number, code: string): ErrorBody {
+  expect(answer.status).toBe(status);
+  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+  const body = answer.json<ErrorBody>();
+  expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
+  expect(body).toMatchObject({ code, status });
+  expect(body.message.length).toBeGreaterThan(0);
+  return body;
+}
+
+async function nothingStored(): Promise<void> {
+  expect(await listCategories(url, key)).toEqual([]);
+}
+
+describe("400 invalid_json: the body is not well-formed JSON, or not UTF-8", () => {
+  it.each(['{"name":', "{name: 'dog'}", '{"name":"dog"} trailing', "[", '"unterminated'])(
+    "refuses %j",
+    async (body) => {
+      expectError(await createCategory(url, key, body), 400, "invalid_json");
+    },
+  );
+
+  it.each([[{}], [{ "content-type": "application/json" }]])(
+    "refuses bytes that are not UTF-8 (headers %j)",
+    async (headers) => {
+      const body = Buffer.concat([
+        Buffer.from('{"name":"'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}'),
+      ]);
+      const answer = await send(url, {
+        method: "POST",
+        path: "/v1/categories",
+        key,
+        body,
+        headers,
+      });
+      expectError(answer, 400, "invalid_json");
+      await nothingStored();
+    },
+  );
+});
+
+describe("400 invalid_body: missing, empty, not an object, no name, unknown field, or a broken rule", () => {
+  it.each([
+    ["an empty body", "", /missing/],
+    ["only white space", "  \n ", /missing/],
+    ["null", "null", /JSON object/],
+    ["an array", '[{"name":"dog"}]', /JSON object/],
+    ["a string", '"dog"', /JSON object/],
+    ["no name", '{"description":"x"}', /'name' is required/],
+    ["an id", '{"name":"dog","id":1}', /"id"/],
+    ["an unknown field", '{"name":"dog","colour":"brown"}', /"colour"/],
+    ["a __proto__ key", '{"name":"dog","__proto__":{"admin":true}}', /"__proto__"/],
+    ["a number name", '{"name":7}', /'name' must be a string/],
+    [
+      "a null description",
+      '{"name":"dog","description":null}',
+      /'description' must be a string, not null/,
+    ],
+    ["a control character in name", '{"name":"d\\u0000og"}', /control characters/],
+  ])("refuses %s, naming the field and rule", async (_, body, message) => {
+    const error = expectError(await createCategory(url, key, body), 400, "invalid_body");
+    expect(error.message).toMatch(message);
+  });
+
+  it("stores nothing for any refused body", async () => {
+    await nothingStored();
+  });
+});
+
+describe("401 unauthorized: missing, not Bearer, or a key that is unknown", () => {
+  it("a missing key gets WWW-Authenticate with the realm and says it is missing", async () => {
+    const answer = await send(url, { path: "/v1/categories", key: null });
+    expectError(answer, 401, "unauthorized");
+    expect(answer.headers["www-authenticate"]).toBe('Bearer realm="petstore"');
+    expect(answer.json<ErrorBody>().message).toMatch(/required/);
+  });
+
+  it.each(["Basic dXNlcjpwYXNz", "Token abc", key])(
+    "a header that is not the Bearer scheme (%s) is refused",
+    async (value) => {
+      const answer = await send(url, {
+        path: "/v1/categories",
+        headers: { authorization: value ?? "" },
+      });
+      expectError(answer, 401, "unauthorized");
+    },
+  );
+
+  it('an unknown key gets error="invalid_token" and is not echoed back', async () => {
+    const guess = `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`;
+    const answer = await send(url, { path: "/v1/categories", key: guess });
+    expectError(answer, 401, "unauthorized");
+    expect(answer.headers["www-authenticate"]).toBe(
+      'Bearer realm="petstore", error="invalid_token"',
+    );
+    expect(answer.text).not.toContain(guess);
+  });
+
+  it("the scheme name is case-insensitive", async () => {
+    const answer = await send(url, {
+      path: "/v1/categories",
+      headers: { authorization: `bEaReR ${key}` },
+    });
+    expect(answer.status).toBe(200);
+  });
+});
+
+describe("404 not_found and 405 method_not_allowed come first and need no key", () => {
+  it.each(["/", "/v1", "/v1/categories/1", "/v2/categories", "/v1/pets", "/categories"])(
+    "%s → 404",
+    async (path) => {
+      expectError(await send(url, { path, key: null }), 404, "not_found");
+    },
+  );
+
+  it.each(["PUT", "DELETE", "PATCH"])(
+    "%s /v1/categories → 405 with Allow: GET, POST",
+    async (method) => {
+      const answer = await send(url, { method, path: "/v1/categories", key: null, body: "{}" });
+      expectError(answer, 405, "method_not_allowed");
+      expect(answer.headers.allow).toBe("GET, POST");
+    },
+  );
+
+  it("POST to a named read-only route is 405 with Allow: GET", async () => {
+    const answer = await send(url, { method: "POST", path: "/v1/store/orders", key: null });
+    expectError(answer, 405, "method_not_allowed");
+    expect(answer.headers.allow).toBe("GET");
+  });
+});
+
+describe("413 payload_too_large: bodies over 64 KiB", () => {
+  it("accepts 64 KiB exactly as far as size goes, refuses one byte more", async () => {
+    const padded = (size: number) => {
+      const base = '{"name":"dog","description":""}';
+      return `{"name":"dog","description":"${"x".repeat(size - base.length)}"}`;
+    };
+    expectError(await createCategory(url, key, padded(65_536)), 400, "invalid_body"); // 64 KiB: the 1,000 limit answers
+    expectError(await createCategory(url, key, padded(65_537)), 413, "payload_too_large");
+  });
+});
+
+describe("415 unsupported_media_type: a Content-Type that is present and not JSON", () => {
+  it.each([
+    "text/plain",
+    "application/xml",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+  ])("refuses %s", async (type) => {
+    expectError(
+      await createCategory(url, key, { name: "dog" }, { "content-type": type }),
+      415,
+      "unsupported_media_type",
+    );
+  });
+
+  it.each(["application/json; charset=utf-8", "application/vnd.petstore+json", "APPLICATION/JSON"])(
+    "accepts %s",
+    async (type) => {
+      const answer = await createCategory(url, key, { name: "typed" }, { "content-type": type });
+      expect(answer.status).toBe(201);
+    },
+  );
+
+  it("reads a POST without Content-Type as JSON (API Gateway hands it over base64-encoded)", async () => {
+    const answer = await send(url, {
+      method: "POST",
+      path: "/v1/categories",
+      key,
+      body: '{"name":"untyped"}',
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.json()).toMatchObject({ name: "untyped" });
+  });
+});
+
+describe("501 not_implemented: the named-but-unspecified routes, after authentication", () => {
+  it("GET /v1/pets/{petId} is 501 and deprecated (RFC 9745)", async () => {
+    const answer = await send(url, { path: "/v1/pets/42", key });
+    expectError(answer, 501, "not_implemented");
+    expect(answer.headers.deprecation).toMatch(/^@\d+$/);
+  });
+
+  it("GET /v1/store/orders is 501", async () => {
+    expectError(await send(url, { path: "/v1/store/orders", key }), 501, "not_implemented");
+  });
+
+  it.each(["/v1/pets/42", "/v1/store/orders"])("%s without a key is 401, not 501", async (path) => {
+    const answer = await send(url, { path, key: null });
+    expectError(answer, 401, "unauthorized");
+  });
+});
+
+describe("order of checks: route, authentication, media type, size, JSON syntax, fields", () => {
+  const huge = `{"name": ${"[".repeat(70_000)}`;
+
+  it("an unauthenticated request with a bad body gets 401, never 400", async () => {
+    expectError(await createCategory(url, null, "{bad json"), 401, "unauthorized");
+    expectError(await createCategory(url, "wrong", { id: 1 }), 401, "unauthorized");
+  });
+
+  it("an unauthenticated request with a bad media type and size gets 401", async () => {
+    expectError(
+      await createCategory(url, null, huge, { "content-type": "text/plain" }),
+      401,
+      "unauthorized",
+    );
+  });
+
+  it("media type is checked before size", async () => {
+    expectError(
+      await createCategory(url, key, huge, { "content-type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
+  });
+
+  it("size is checked before JSON syntax", async () => {
+    expectError(await createCategory(url, key, huge), 413, "payload_too_large");
+  });
+
+  it("JSON syntax is checked before fields", async () => {
+    expectError(await createCategory(url, key, '{"id": 1,'), 400, "invalid_json");
+  });
+});
+
+describe("every answer carries the contract's headers", () => {
+  it.each([
+    ["GET", "/v1/categories", true],
+    ["GET", "/v1/categories", false],
+    ["DELETE", "/v1/categories", false],
+    ["GET", "/v1/nowhere", false],
+    ["GET", "/v1/pets/1", true],
+  ])("%s %s (key: %s)", async (method, path, withKey) => {
+    const answer = await send(url, { method, path, key: withKey ? key : null });
+    expect(answer.headers).toMatchObject({
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    });
+  });
+});
