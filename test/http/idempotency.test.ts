@@ -1,0 +1,104 @@
+/** Retries without duplicates, over HTTP: the contract's Idempotency-Key rules. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Category, ErrorBody } from "../support/client.ts";
+import { createCategory, listCategories } from "../support/client.ts";
+import { issueKey } from "../support/keysCli.ts";
+import type { RunningServer } from "../support/localServer.ts";
+import { startServer } from "../support/localServer.ts";
+
+const root = mkdtempSync(join(tmpdir(), "petstore-idem-"));
+const dataDir = join(root, "dynamodb");
+let server: RunningServer;
+let url: string;
+let key: string;
+
+beforeAll(async () => {
+  server = await startServer({ dataDir });
+  url = server.baseUrl;
+  key = server.apiKey;
+});
+afterAll(async () => {
+  await server.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("a repeat with the same key and body gets the same answer and stores nothing new", () => {
+  it("replays status and body with Idempotent-Replayed: true", async () => {
+    const first = await createCategory(url, key, { name: "dog" }, { "idempotency-key": "order-1" });
+    const again = await createCategory(url, key, { name: "dog" }, { "idempotency-key": "order-1" });
+    expect(first.status).toBe(201);
+    expect(first.headers["idempotent-replayed"]).toBeUndefined();
+    expect(again.status).toBe(201);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.json()).toEqual(first.json());
+    const listed = await listCategories(url, key);
+    expect(listed.filter((c) => c.id === first.json<Category>().id)).toHaveLength(1);
+    expect(listed).toHaveLength(1);
+  });
+
+  it("without the header, every POST creates", async () => {
+    const before = (await listCategories(url, key)).length;
+    await createCategory(url, key, { name: "dog" });
+    await createCategory(url, key, { name: "dog" });
+    expect(await listCategories(url, key)).toHaveLength(before + 2);
+  });
+});
+
+describe("a repeat with a different body is 422 idempotency_key_reused", () => {
+  it("refuses and stores nothing", async () => {
+    await createCategory(url, key, { name: "cat" }, { "idempotency-key": "order-2" });
+    const before = (await listCategories(url, key)).length;
+    const reused = await createCategory(
+      url,
+      key,
+      { name: "cow" },
+      { "idempotency-key": "order-2" },
+    );
+    expect(reused.status).toBe(422);
+    expect(reused.json<ErrorBody>().code).toBe("idempotency_key_reused");
+    expect(await listCategories(url, key)).toHaveLength(before);
+  });
+});
+
+describe("keys are scoped to the API key that sent them", () => {
+  it("the same Idempotency-Key and body from another API key creates its own category", async () => {
+    const other = issueKey(dataDir).key;
+    const mine = await createCategory(url, key, { name: "x" }, { "idempotency-key": "shared" });
+    const theirs = await createCategory(url, other, { name: "x" }, { "idempotency-key": "shared" });
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers["idempotent-replayed"]).toBeUndefined();
+    expect(theirs.json<Category>().id).not.toBe(mine.json<Category>().id);
+  });
+});
+
+describe("concurrent repeats of one key: one category, one 201, the others replay or hear 409", () => {
+  it("stores exactly one category for 25 simultaneous repeats", async () => {
+    const before = (await listCategories(url, key)).length;
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        createCategory(url, key, { name: "burst" }, { "idempotency-key": "burst-1" }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    const originals = answers.filter((a) => a.status === 201 && !a.headers["idempotent-replayed"]);
+    expect(originals).toHaveLength(1);
+    const ids = new Set(answers.filter((a) => a.status === 201).map((a) => a.json<Category>().id));
+    expect(ids.size).toBe(1);
+    for (const conflict of answers.filter((a) => a.status === 409)) {
+      expect(conflict.json<ErrorBody>().code).toBe("idempotency_in_progress");
+    }
+    expect(await listCategories(url, key)).toHaveLength(before + 1);
+  });
+});
+
+describe("an Idempotency-Key that is not 1 to 255 printable ASCII characters is refused", () => {
+  it.each([["x".repeat(256)], ["caf\u00e9"]])("refuses %j with 400", async (value) => {
+    const answer = await createCategory(url, key, { name: "dog" }, { "idempotency-key": value });
+    expect(answer.status).toBe(400);
+    expect(answer.json<ErrorBody>().code).toBe("invalid_idempotency_key");
+  });
+});

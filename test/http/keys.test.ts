@@ -1,0 +1,97 @@
+/**
+ * The operator's keys command against a running local server: keys are shown once, stored as
+ * hashes, and revoked or expired keys stop working within the cache time (here 1 s; 30 s
+ * deployed, always under the contract's 60 s).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommandRun } from "../support/keysCli.ts";
+import { issueKey, keysCommand } from "../support/keysCli.ts";
+import { send } from "../support/client.ts";
+import type { RunningServer } from "../support/localServer.ts";
+import { startServer } from "../support/localServer.ts";
+
+const root = mkdtempSync(join(tmpdir(), "petstore-keys-"));
+const dataDir = join(root, "dynamodb");
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ dataDir, env: { API_KEY_CACHE_SECONDS: "1" } });
+});
+afterAll(async () => {
+  await server.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const keys = (...args: string[]): CommandRun => keysCommand(dataDir, ...args);
+const issue = (...extra: string[]): { key: string; keyId: string } => issueKey(dataDir, ...extra);
+
+const status = async (key: string): Promise<number> =>
+  (await send(server.baseUrl, { path: "/v1/categories", key })).status;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describe("an issued key works at once and is shown only once", () => {
+  it("create prints the key; list never shows it", async () => {
+    const { key, keyId } = issue();
+    expect(await status(key)).toBe(200);
+    const listed = keys("list");
+    expect(listed.stdout).toContain(keyId);
+    expect(listed.stdout).not.toContain(key);
+  });
+});
+
+describe("a revoked key is refused within the cache time, with no restart", () => {
+  it("refuses the key after revoke", async () => {
+    const { key, keyId } = issue();
+    expect(await status(key)).toBe(200);
+    expect(keys("revoke", keyId).status).toBe(0);
+    await sleep(1100);
+    expect(await status(key)).toBe(401);
+    expect(keys("list").stdout).toMatch(new RegExp(`${keyId}.*revoked`));
+  });
+
+  it("says so when the key id is unknown", () => {
+    const run = keys("revoke", "key_000000000000");
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/no key key_000000000000/);
+  });
+});
+
+describe("an expired key is refused", () => {
+  it("works until its expiry and not after", async () => {
+    const { key } = issue("--expires", new Date(Date.now() + 1500).toISOString());
+    expect(await status(key)).toBe(200);
+    await sleep(1600);
+    expect(await status(key)).toBe(401);
+  });
+});
+
+describe("the store keeps hashes, never keys", () => {
+  it("no file of the persisted store contains an issued key", async () => {
+    const { key } = issue();
+    await server.stop();
+    const files = readdirSync(dataDir, { recursive: true, encoding: "utf8" }).map((f) =>
+      join(dataDir, f),
+    );
+    const contents = files
+      .filter((f) => statSync(f).isFile())
+      .map((f) => readFileSync(f).toString("latin1"));
+    expect(contents.length).toBeGreaterThan(0);
+    expect(contents.some((text) => text.includes(key))).toBe(false);
+    server = await startServer({ dataDir, env: { API_KEY_CACHE_SECONDS: "1" } });
+  });
+});
+
+describe("the command refuses what it does not know", () => {
+  it.each([
+    [["--stage", "qa", "list"], /unknown stage "qa"/],
+    [["rotate"], /usage/],
+    [["create", "--expires", "tomorrow"], /--expires must be an ISO 8601 date/],
+  ])("%j", (args, message) => {
+    const run = keys(...args);
+    expect(run.status).toBe(2);
+    expect(run.stdout + run.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,45 @@
+/** `npm start` keeps its data in a folder: categories, the id counter and keys survive a restart. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Category } from "../support/client.ts";
+import { createCategory, listCategories } from "../support/client.ts";
+import { startServer } from "../support/localServer.ts";
+
+const dataDir = join(mkdtempSync(join(tmpdir(), "petstore-persist-")), "dynamodb");
+afterAll(() => {
+  rmSync(join(dataDir, ".."), { recursive: true, force: true });
+});
+
+describe("data survives a restart of the local server", () => {
+  it("lists what was created before the restart and continues the id sequence", async () => {
+    const fixedKey = "petstore_persistence-test-key";
+    const first = await startServer({ dataDir, apiKey: fixedKey });
+    const dog = (await createCategory(first.baseUrl, fixedKey, { name: "dog" })).json<Category>();
+    const cat = (
+      await createCategory(first.baseUrl, fixedKey, { name: "cat", description: "Felines" })
+    ).json<Category>();
+    await first.stop();
+
+    const second = await startServer({ dataDir });
+    expect(await listCategories(second.baseUrl, second.apiKey)).toEqual([dog, cat]);
+    const next = (
+      await createCategory(second.baseUrl, second.apiKey, { name: "rabbit" })
+    ).json<Category>();
+    expect(next.id).toBe(cat.id + 1);
+    // The fixed key of the first run is still in the store, as keys are until revoked.
+    expect(await listCategories(second.baseUrl, fixedKey)).toHaveLength(3);
+    await second.stop();
+  });
+
+  it("revokes the previous run's generated key when it issues a new one", async () => {
+    const first = await startServer({ dataDir });
+    const oldKey = first.apiKey;
+    await first.stop();
+    const second = await startServer({ dataDir });
+    expect(second.apiKey).not.toBe(oldKey);
+    await expect(listCategories(second.baseUrl, oldKey)).rejects.toThrow(/401/);
+    await second.stop();
+  });
+});

@@ -1,0 +1,29 @@
+/** Runs the operator's keys command (scripts/keys.ts) against a local store folder. */
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { projectRoot } from "../../local/template.ts";
+
+export interface CommandRun {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function keysCommand(dataDir: string, ...args: string[]): CommandRun {
+  const run = spawnSync(process.execPath, [resolve(projectRoot, "scripts/keys.ts"), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: "utf8",
+  });
+  return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Issues a key with `keys create` and reads the key and its id from the output. */
+export function issueKey(dataDir: string, ...extra: string[]): { key: string; keyId: string } {
+  const run = keysCommand(dataDir, "create", "--label", "test-client", ...extra);
+  const key = /^(petstore_\S+)$/m.exec(run.stdout)?.[1];
+  const keyId = /^(key_[0-9a-f]+)/m.exec(run.stdout)?.[1];
+  if (run.status !== 0 || !key || !keyId)
+    throw new Error(`keys create failed: ${run.stdout}${run.stderr}`);
+  return { key, keyId };
+}
