@@ -1,6 +1,8 @@
 /**
  * `npm start`: the local server on PORT (default 3000) over the embedded store persisted in
- * DATA_DIR (default .data/dynamodb). Prints the base URL and a working API key.
+ * DATA_DIR (default .data/dynamodb), or over an existing DynamoDB-compatible endpoint given as
+ * DYNAMODB_ENDPOINT. `--memory` keeps the embedded store in memory. Prints the base URL and a
+ * working API key (PETSTORE_API_KEY when set).
  */
 import { resolve } from "node:path";
 import { projectRoot } from "../local/template.ts";
@@ -11,7 +13,11 @@ const inMemory = process.argv.includes("--memory");
 const server = await startLocalServer({
   port,
   host: process.env.HOST ?? "127.0.0.1",
-  dataDir: inMemory ? undefined : resolve(projectRoot, process.env.DATA_DIR ?? ".data/dynamodb"),
+  dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
+  dataDir:
+    inMemory || process.env.DYNAMODB_ENDPOINT
+      ? undefined
+      : resolve(projectRoot, process.env.DATA_DIR ?? ".data/dynamodb"),
   apiKey: process.env.PETSTORE_API_KEY,
   env: {},
 });
