@@ -1,21 +1,16 @@
 /** Creating and listing categories over HTTP: ids, trimming, limits, concurrency, large lists. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, inParallel, listCategories, send } from "../support/client.ts";
-import type { RunningServer } from "../support/localServer.ts";
-import { startServer } from "../support/localServer.ts";
+import { useLocalServer } from "../support/localServer.ts";
 
-let server: RunningServer;
+const server = useLocalServer();
 let url: string;
 let key: string;
 
-beforeAll(async () => {
-  server = await startServer();
+beforeAll(() => {
   url = server.baseUrl;
   key = server.apiKey;
-});
-afterAll(async () => {
-  await server.stop();
 });
 
 describe("a created category is answered 201 with its id and listed in id order", () => {

@@ -2,23 +2,18 @@
  * The contract's error table and order of checks, over HTTP against the local server (the built
  * bundles behind the template's routes). Every answer is also checked against openapi.yaml.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Answer, ErrorBody } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
-import type { RunningServer } from "../support/localServer.ts";
-import { startServer } from "../support/localServer.ts";
+import { useLocalServer } from "../support/localServer.ts";
 
-let server: RunningServer;
+const server = useLocalServer();
 let url: string;
 let key: string;
 
-beforeAll(async () => {
-  server = await startServer();
+beforeAll(() => {
   url = server.baseUrl;
   key = server.apiKey;
-});
-afterAll(async () => {
-  await server.stop();
 });
 
 function expectError(answer: Answer, status: number, code: string): ErrorBody {

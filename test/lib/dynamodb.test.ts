@@ -1,34 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DynamoDb, DynamoDbError, isRetryable } from "../../lib/dynamodb.ts";
 import { StoreUnavailableError } from "../../lib/errors.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
-import { startFaultProxy } from "../support/faultProxy.ts";
-import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+import { soon, useFaultyStore } from "../support/dynamo.ts";
 
-const store = useEmbeddedDynamo();
-let proxy: FaultProxy;
-let client: DynamoDb;
+const store = useFaultyStore({ attemptTimeoutMs: 300, maxDelayMs: 50 });
+const proxy = (): FaultProxy => store.proxy;
 let table: string;
 
 beforeAll(async () => {
-  proxy = await startFaultProxy(store.endpoint);
-  client = new DynamoDb({
-    region: "local",
-    endpoint: proxy.endpoint,
-    credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
-    attemptTimeoutMs: 300,
-    baseDelayMs: 5,
-    maxDelayMs: 50,
-  });
   table = await store.newTable();
-});
-afterAll(async () => {
-  client.close();
-  await proxy.close();
 });
 
 const getItem = (deadline = soon()) =>
-  client.call("GetItem", { TableName: table, Key: { pk: { S: "X" }, sk: { S: "y" } } }, deadline);
+  store.client.call(
+    "GetItem",
+    { TableName: table, Key: { pk: { S: "X" }, sk: { S: "y" } } },
+    deadline,
+  );
 
 describe("calls are SigV4-signed DynamoDB JSON requests", () => {
   it("round-trips a real operation against the embedded store", async () => {
@@ -36,15 +25,15 @@ describe("calls are SigV4-signed DynamoDB JSON requests", () => {
   });
 
   it("reports DynamoDB's own errors by type, without retrying them", async () => {
-    proxy.clear();
-    const before = proxy.seen.get("DescribeTable") ?? 0;
-    const error: unknown = await client
+    proxy().clear();
+    const before = proxy().seen.get("DescribeTable") ?? 0;
+    const error: unknown = await store.client
       .call("DescribeTable", { TableName: "no-such-table" }, soon())
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DynamoDbError);
     expect((error as DynamoDbError).type).toBe("ResourceNotFoundException");
     expect(isRetryable(error)).toBe(false);
-    expect(proxy.seen.get("DescribeTable")).toBe(before + 1);
+    expect(proxy().seen.get("DescribeTable")).toBe(before + 1);
   });
 });
 
@@ -57,21 +46,21 @@ describe("throttling, 5xx, resets and slow answers are retried with backoff", ()
     "reset",
     "slow",
   ] as const)("recovers from three %s faults in a row", async (fault) => {
-    proxy.clear();
-    proxy.inject({ fault, operation: "GetItem", times: 3, delayMs: 1000 });
+    proxy().clear();
+    proxy().inject({ fault, operation: "GetItem", times: 3, delayMs: 1000 });
     await expect(getItem()).resolves.toEqual({});
-    expect(proxy.injected.get(fault)).toBeGreaterThanOrEqual(3);
+    expect(proxy().injected.get(fault)).toBeGreaterThanOrEqual(3);
   });
 });
 
 describe("retries stop at the request's deadline with StoreUnavailableError", () => {
   it("gives up on a store that keeps throttling, within the budget", async () => {
-    proxy.clear();
-    proxy.inject({ fault: "throttling", times: Number.POSITIVE_INFINITY });
+    proxy().clear();
+    proxy().inject({ fault: "throttling", times: Number.POSITIVE_INFINITY });
     const started = Date.now();
     await expect(getItem(Date.now() + 400)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(Date.now() - started).toBeLessThan(800);
-    proxy.clear();
+    proxy().clear();
   });
 
   it("gives up on a store that is unreachable", async () => {

@@ -1,6 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DynamoDb } from "../../lib/dynamodb.ts";
+import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
 import {
   IdempotentCreator,
@@ -9,26 +8,10 @@ import {
 } from "../../lib/idempotency.ts";
 import { CategoryStore } from "../../lib/store.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
-import { startFaultProxy } from "../support/faultProxy.ts";
-import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+import { soon, useFaultyStore } from "../support/dynamo.ts";
 
-const store = useEmbeddedDynamo();
-let proxy: FaultProxy;
-let client: DynamoDb;
-
-beforeAll(async () => {
-  proxy = await startFaultProxy(store.endpoint);
-  client = new DynamoDb({
-    region: "local",
-    endpoint: proxy.endpoint,
-    credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
-    baseDelayMs: 5,
-  });
-});
-afterAll(async () => {
-  client.close();
-  await proxy.close();
-});
+const store = useFaultyStore();
+const proxy = (): FaultProxy => store.proxy;
 
 interface Fixture {
   readonly categories: CategoryStore;
@@ -39,10 +22,10 @@ interface Fixture {
 async function fixture(): Promise<Fixture> {
   const table = await store.newTable();
   const clock = { now: Date.now() };
-  const categories = new CategoryStore(client, table, () => clock.now);
+  const categories = new CategoryStore(store.client, table, () => clock.now);
   return {
     categories,
-    creator: new IdempotentCreator(client, table, categories, () => clock.now),
+    creator: new IdempotentCreator(store.client, table, categories, () => clock.now),
     clock,
   };
 }
@@ -139,10 +122,14 @@ describe("a request that dies after reserving its id is finished by the next rep
   it("stores exactly one category when the first attempt's write kept failing", async () => {
     const { categories, creator, clock } = await fixture();
     // Claim and id reservation go through; the category read-then-write after them keeps failing.
-    proxy.inject({ fault: "server_error", operation: "GetItem", times: Number.POSITIVE_INFINITY });
+    proxy().inject({
+      fault: "server_error",
+      operation: "GetItem",
+      times: Number.POSITIVE_INFINITY,
+    });
     const deadline = Date.now() + 400;
     await expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toThrow();
-    proxy.clear();
+    proxy().clear();
     // While the first request could still be running, a repeat is told to wait.
     await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
       status: 409,
@@ -156,9 +143,13 @@ describe("a request that dies after reserving its id is finished by the next rep
 
   it("lets a repeat start afresh at once when the first failed before taking an id", async () => {
     const { categories, creator } = await fixture();
-    proxy.inject({ fault: "throttling", operation: "UpdateItem", times: Number.POSITIVE_INFINITY });
+    proxy().inject({
+      fault: "throttling",
+      operation: "UpdateItem",
+      times: Number.POSITIVE_INFINITY,
+    });
     await expect(creator.create("s", "k", dog, "r1", Date.now() + 300)).rejects.toThrow();
-    proxy.clear();
+    proxy().clear();
     expect((await creator.create("s", "k", dog, "r2", soon())).replayed).toBe(false);
     expect(await categories.list(soon())).toHaveLength(1);
   });

@@ -1,30 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DynamoDb } from "../../lib/dynamodb.ts";
+import { describe, expect, it } from "vitest";
 import { categorySortKey, CategoryStore } from "../../lib/store.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
-import { startFaultProxy } from "../support/faultProxy.ts";
-import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+import { soon, useFaultyStore } from "../support/dynamo.ts";
 
-const store = useEmbeddedDynamo();
-let proxy: FaultProxy;
-let client: DynamoDb;
-
-beforeAll(async () => {
-  proxy = await startFaultProxy(store.endpoint);
-  client = new DynamoDb({
-    region: "local",
-    endpoint: proxy.endpoint,
-    credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
-    baseDelayMs: 5,
-  });
-});
-afterAll(async () => {
-  client.close();
-  await proxy.close();
-});
+const store = useFaultyStore();
+const proxy = (): FaultProxy => store.proxy;
 
 async function freshStore(): Promise<CategoryStore> {
-  return new CategoryStore(client, await store.newTable());
+  return new CategoryStore(store.client, await store.newTable());
 }
 
 describe("ids come from a counter: 1, 2, 3 … in creation order", () => {
@@ -73,11 +56,11 @@ describe("list reads every page, in id order", () => {
         ),
       );
     }
-    const queries = proxy.seen.get("Query") ?? 0;
+    const queries = proxy().seen.get("Query") ?? 0;
     const listed = await categories.list(soon(30_000));
     expect(listed).toHaveLength(count);
     expect(listed.every((c, i) => c.id === i + 1)).toBe(true);
-    expect((proxy.seen.get("Query") ?? 0) - queries).toBeGreaterThan(1);
+    expect((proxy().seen.get("Query") ?? 0) - queries).toBeGreaterThan(1);
   });
 
   it("omits description when a category has none, never null", async () => {
@@ -90,7 +73,7 @@ describe("list reads every page, in id order", () => {
 describe("a fault between taking an id and storing leaves the category wholly there or not at all", () => {
   it("a put whose answer was lost is recognised on retry, stored once", async () => {
     const categories = await freshStore();
-    proxy.inject({ fault: "lost_response", operation: "PutItem", times: 1 });
+    proxy().inject({ fault: "lost_response", operation: "PutItem", times: 1 });
     expect(await categories.create({ name: "dog" }, "req-1", soon())).toEqual({
       id: 1,
       name: "dog",
@@ -101,7 +84,7 @@ describe("a fault between taking an id and storing leaves the category wholly th
   it("a counter update whose answer was lost skips an id, never repeats one", async () => {
     const categories = await freshStore();
     await categories.create({ name: "a" }, "r1", soon());
-    proxy.inject({ fault: "lost_response", operation: "UpdateItem", times: 1 });
+    proxy().inject({ fault: "lost_response", operation: "UpdateItem", times: 1 });
     const second = await categories.create({ name: "b" }, "r2", soon());
     expect(second.id).toBe(3);
     expect((await categories.list(soon())).map((c) => c.id)).toEqual([1, 3]);
@@ -109,9 +92,13 @@ describe("a fault between taking an id and storing leaves the category wholly th
 
   it("a put that keeps failing stores nothing and surfaces the failure", async () => {
     const categories = await freshStore();
-    proxy.inject({ fault: "server_error", operation: "PutItem", times: Number.POSITIVE_INFINITY });
+    proxy().inject({
+      fault: "server_error",
+      operation: "PutItem",
+      times: Number.POSITIVE_INFINITY,
+    });
     await expect(categories.create({ name: "dog" }, "r", Date.now() + 300)).rejects.toThrow();
-    proxy.clear();
+    proxy().clear();
     expect(await categories.list(soon())).toEqual([]);
   });
 });

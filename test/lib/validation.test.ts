@@ -57,7 +57,7 @@ describe("name is required, trimmed, 1 to 100 code points", () => {
       fc.property(fc.array(safeChar, { minLength: 1, maxLength: 100 }), (chars) => {
         const name = chars.join("");
         const trimmed = name.trim();
-        const length = [...trimmed].length;
+        const length = Array.from(trimmed).length;
         fc.pre(length >= 1 && length <= 100);
         expect(parseNewCategory({ name }).name).toBe(trimmed);
       }),
@@ -73,7 +73,7 @@ describe("name is required, trimmed, 1 to 100 code points", () => {
         fc.string({ maxLength: 20 }),
         (a, cc, b) => {
           const name = `x${a}${cc}${b}x`;
-          fc.pre([...name.trim()].length <= 100);
+          fc.pre(Array.from(name.trim()).length <= 100);
           expect(rejection({ name }).code).toBe("invalid_body");
         },
       ),

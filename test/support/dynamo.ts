@@ -1,9 +1,11 @@
 /** An in-memory embedded DynamoDB (dynalite) with the template's table, for one test file. */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
-import type { DynamoDb } from "../../lib/dynamodb.ts";
+import { DynamoDb } from "../../lib/dynamodb.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import type { FaultProxy } from "./faultProxy.ts";
+import { startFaultProxy } from "./faultProxy.ts";
 
 export interface TestStore {
   readonly db: DynamoDb;
@@ -42,3 +44,50 @@ export function useEmbeddedDynamo(): TestStore {
 }
 
 export const soon = (ms = 10_000): number => Date.now() + ms;
+
+export interface FaultyStore extends TestStore {
+  /** The proxy between `client` and the store: inject faults here. */
+  readonly proxy: FaultProxy;
+  /** A client that talks to the store through the proxy, with short backoff for fast tests. */
+  readonly client: DynamoDb;
+}
+
+/** The embedded store behind a fault-injecting proxy, for one test file. */
+export function useFaultyStore(
+  options: { attemptTimeoutMs?: number; maxDelayMs?: number } = {},
+): FaultyStore {
+  const store = useEmbeddedDynamo();
+  let proxy: FaultProxy | undefined;
+  let client: DynamoDb | undefined;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(store.endpoint);
+    client = new DynamoDb({
+      region: "local",
+      endpoint: proxy.endpoint,
+      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+      baseDelayMs: 5,
+      ...options,
+    });
+  });
+  afterAll(async () => {
+    client?.close();
+    await proxy?.close();
+  });
+  return {
+    get db(): DynamoDb {
+      return store.db;
+    },
+    get endpoint(): string {
+      return store.endpoint;
+    },
+    newTable: () => store.newTable(),
+    get proxy(): FaultProxy {
+      if (!proxy) throw new Error("the fault proxy is not started (beforeAll)");
+      return proxy;
+    },
+    get client(): DynamoDb {
+      if (!client) throw new Error("the fault proxy is not started (beforeAll)");
+      return client;
+    },
+  };
+}

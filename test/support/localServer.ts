@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { projectRoot } from "../../local/template.ts";
 
 export interface RunningServer {
@@ -75,4 +76,32 @@ function stopChild(child: ChildProcess): Promise<void> {
     });
     child.kill("SIGTERM");
   });
+}
+
+/** A local server for one test file: started before its tests, stopped after. */
+export function useLocalServer(options: ServerOptions = {}): RunningServer {
+  let server: RunningServer | undefined;
+  beforeAll(async () => {
+    server = await startServer(options);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const running = (): RunningServer => {
+    if (!server) throw new Error("the local server is not started (beforeAll)");
+    return server;
+  };
+  return {
+    get baseUrl() {
+      return running().baseUrl;
+    },
+    get apiKey() {
+      return running().apiKey;
+    },
+    get logLines() {
+      return running().logLines;
+    },
+    stderr: () => running().stderr(),
+    stop: () => running().stop(),
+  };
 }
