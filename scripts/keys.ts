@@ -9,7 +9,8 @@
  *
  * --stage local (default) uses the store of `npm start` (DATA_DIR, default .data/dynamodb);
  * staging and production use table petstore-<stage> with the operator's AWS credentials (the
- * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml.
+ * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml
+ * (always that region, whatever AWS_REGION says).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -63,8 +64,10 @@ async function stageTarget(stage: string): Promise<Target> {
   // functions read the Lambda environment directly and never load it.
   const { fromNodeProviderChain } = await import("@aws-sdk/credential-providers");
   const provider = fromNodeProviderChain();
+  // The stage's region from samconfig.toml, where `npm run deploy` put its table: an AWS_REGION
+  // left in the operator's shell must not send the command to another region.
   const db = new DynamoDb({
-    region: process.env.AWS_REGION ?? stageRegion(stage),
+    region: stageRegion(stage),
     credentials: async () => {
       const { accessKeyId, secretAccessKey, sessionToken } = await provider();
       return { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) };

@@ -1,0 +1,165 @@
+/**
+ * What CloudFormation will actually deploy, as far as it can be known without AWS: the template
+ * after the AWS SAM transform (aws-sam-translator, the library behind CloudFormation's
+ * AWS::Serverless transform and the SAM CLI) with each stage's parameters, and cfn-lint's
+ * verdict on the template. Both tools are Python packages that are on developers' machines and
+ * CI's image but not in package.json; when one is missing, its test says so and is skipped.
+ */
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { projectRoot, templatePath } from "../../local/template.ts";
+import { stageConfig, stages } from "../../scripts/stages.ts";
+import type { Json, JsonObject } from "../support/cloudFormation.ts";
+import { asArray, isObject } from "../support/cloudFormation.ts";
+
+const helper = resolve(projectRoot, "test/support/samTransform.py");
+
+interface Transformed {
+  readonly Resources: Record<string, { Type: string; Properties?: JsonObject } & JsonObject>;
+}
+
+const corsOrigins = "https://a.example,https://b.example";
+
+/** Every stage's transformed template, then staging's with CORS origins given: one run. */
+function transformAll(): { transformed?: Transformed[]; skipped?: string; error?: string } {
+  const sets = [
+    ...stages.map((stage) => stageConfig(stage).parameters),
+    { ...stageConfig("staging").parameters, CorsAllowedOrigins: corsOrigins },
+  ];
+  const region = stageConfig("staging").region;
+  const child = spawnSync("python3", [helper, templatePath, JSON.stringify(sets)], {
+    encoding: "utf8",
+    timeout: 120_000,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, AWS_DEFAULT_REGION: region, AWS_REGION: region },
+  });
+  if (child.error) return { skipped: `python3 is not available (${child.error.message})` };
+  if (child.status === 3) return { skipped: "aws-sam-translator is not installed for python3" };
+  if (child.status !== 0) return { error: child.stderr };
+  return { transformed: JSON.parse(child.stdout) as Transformed[] };
+}
+
+const all = transformAll();
+if (all.skipped) console.warn(`SKIPPED: the SAM transform checks: ${all.skipped}`);
+
+describe.skipIf(all.skipped !== undefined)("after the AWS SAM transform", () => {
+  it("runs without errors", () => {
+    expect(all.error).toBeUndefined();
+  });
+
+  describe.each(stages)("%s", (stage) => {
+    const result = { transformed: all.transformed?.[stages.indexOf(stage)] };
+    const resources = Object.entries(result.transformed?.Resources ?? {});
+    const ofType = (type: string): (typeof resources)[number][] =>
+      resources.filter(([, resource]) => resource.Type === type);
+
+    it("transforms into plain CloudFormation", () => {
+      expect(resources.length).toBeGreaterThan(0);
+      expect(resources.filter(([, r]) => r.Type.startsWith("AWS::Serverless::"))).toEqual([]);
+    });
+
+    it("has one API stage, $default, and no stage named Stage", () => {
+      expect(ofType("AWS::ApiGateway::Stage")).toEqual([]);
+      expect(ofType("AWS::ApiGateway::RestApi")).toEqual([]);
+      const apiStages = ofType("AWS::ApiGatewayV2::Stage");
+      expect(apiStages.map(([, r]) => r.Properties?.StageName)).toEqual(["$default"]);
+      expect(JSON.stringify(result.transformed)).not.toMatch(/"StageName":\s*"Stage"/);
+      const [, apiStage] = apiStages[0] ?? [];
+      expect(apiStage?.Properties?.AutoDeploy).toBe(true);
+      expect(apiStage?.Properties?.DefaultRouteSettings).toEqual({
+        ThrottlingRateLimit: { Ref: "ThrottlingRateLimit" },
+        ThrottlingBurstLimit: { Ref: "ThrottlingBurstLimit" },
+      });
+    });
+
+    it("routes exactly the template's routes, each to its function", () => {
+      const [, api] = ofType("AWS::ApiGatewayV2::Api")[0] ?? [];
+      const body = api?.Properties?.Body;
+      const paths = isObject(body) && isObject(body.paths) ? body.paths : {};
+      const routes = Object.entries(paths).flatMap(([path, operations]) =>
+        Object.keys(isObject(operations) ? operations : {}).map((method) =>
+          path === "/$default" ? "$default" : `${method.toUpperCase()} ${path}`,
+        ),
+      );
+      expect(routes.sort()).toEqual(
+        [
+          "$default",
+          "GET /v1/categories",
+          "GET /v1/pets/{petId}",
+          "GET /v1/store/orders",
+          "POST /v1/categories",
+        ].sort(),
+      );
+    });
+
+    it("lets API Gateway invoke each function only from this API", () => {
+      const permissions = ofType("AWS::Lambda::Permission");
+      expect(permissions.length).toBeGreaterThan(0);
+      for (const [id, permission] of permissions) {
+        expect(permission.Properties?.Principal, id).toBe("apigateway.amazonaws.com");
+        expect(JSON.stringify(permission.Properties?.SourceArn), id).toContain(
+          '"__ApiId__":{"Ref":"HttpApi"}',
+        );
+      }
+    });
+
+    it("creates no IAM role or managed policy beyond the template's own roles", () => {
+      const roles = ofType("AWS::IAM::Role");
+      expect(roles.map(([id]) => id).sort()).toEqual(
+        ["CreateCategoryRole", "ListCategoriesRole", "RouteFallbackRole"].sort(),
+      );
+      for (const [id, role] of roles) {
+        expect(role.Properties?.ManagedPolicyArns, id).toBeUndefined();
+      }
+    });
+
+    it("functions are nodejs24.x on arm64 with JSON logs, each in its own role", () => {
+      const functions = ofType("AWS::Lambda::Function");
+      expect(functions).toHaveLength(3);
+      for (const [id, fn] of functions) {
+        const props = fn.Properties ?? {};
+        expect(props.Runtime, id).toBe("nodejs24.x");
+        expect(props.Architectures, id).toEqual(["arm64"]);
+        expect(props.Handler, id).toBe("index.handler");
+        expect(isObject(props.LoggingConfig) && props.LoggingConfig.LogFormat, id).toBe("JSON");
+        expect(Number(props.Timeout), id).toBeLessThan(30);
+      }
+    });
+
+    it("CORS is off for this stage's empty origin list, on and exact for given origins", () => {
+      const [, api] = ofType("AWS::ApiGatewayV2::Api")[0] ?? [];
+      const body = api?.Properties?.Body;
+      const cors = isObject(body) ? body["x-amazon-apigateway-cors"] : undefined;
+      // The SAM transform leaves the choice to CloudFormation: Fn::If on HasCors.
+      expect(isObject(cors) && asArray(cors["Fn::If"])[0]).toBe("HasCors");
+      const corsOn = (all.transformed?.[stages.length]?.Resources.HttpApi?.Properties?.Body ??
+        {}) as JsonObject;
+      const chosen = asArray((corsOn["x-amazon-apigateway-cors"] as JsonObject)["Fn::If"])[1];
+      expect(isObject(chosen) && chosen.allowOrigins).toEqual(corsOrigins.split(","));
+    });
+
+    it(`keeps the table ${stage === "production" ? "(Retain)" : "deletable (Delete)"}`, () => {
+      const [, table] = ofType("AWS::DynamoDB::Table")[0] ?? [];
+      const expected: Json = stage === "production" ? "Retain" : "Delete";
+      expect(table?.DeletionPolicy).toBe(expected);
+      expect(table?.UpdateReplacePolicy).toBe(expected);
+    });
+  });
+});
+
+const lint = spawnSync("cfn-lint", ["--version"], { encoding: "utf8" });
+const lintMissing = lint.error !== undefined || lint.status !== 0;
+if (lintMissing) console.warn("SKIPPED: cfn-lint is not installed (pip install cfn-lint)");
+
+describe.skipIf(lintMissing)("cfn-lint", () => {
+  it("finds no error, warning or informational finding in the template", () => {
+    const child = spawnSync("cfn-lint", ["--format", "parseable", "--", templatePath], {
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...process.env, AWS_DEFAULT_REGION: stageConfig("production").region },
+    });
+    expect(child.stdout + child.stderr).toBe("");
+    expect(child.status).toBe(0);
+  });
+});
