@@ -13,6 +13,12 @@
 import type { DynamoDb, Item } from "./dynamodb.ts";
 import { DynamoDbError } from "./dynamodb.ts";
 
+/**
+ * Time for withdrawing a write whose outcome is unknown, after the request's deadline: taken from
+ * the margin the deadline keeps before the Lambda timeout (lib/middleware.ts, 300 ms).
+ */
+const withdrawBudgetMs = 200;
+
 export interface NewCategory {
   readonly name: string;
   readonly description?: string | undefined;
@@ -62,6 +68,7 @@ export class CategoryStore {
           KeyConditionExpression: "pk = :pk",
           ExpressionAttributeValues: { ":pk": { S: categoryPartition } },
           ExpressionAttributeNames: { "#n": "name" },
+          ConsistentRead: true,
           ProjectionExpression: "id, #n, description",
           ...(startKey && { ExclusiveStartKey: startKey }),
         },
@@ -105,15 +112,48 @@ export class CategoryStore {
         },
         deadline,
       );
+      return stored;
     } catch (error) {
-      if (
-        !isConditionFailure(error) ||
-        (await this.#get(id, deadline))?.requestId?.S !== requestId
-      ) {
-        throw error;
+      let failure = error;
+      try {
+        if (isConditionFailure(error) && (await this.#isOwnWrite(id, requestId, deadline))) {
+          return stored;
+        }
+      } catch (readError) {
+        failure = readError;
       }
+      // An earlier attempt may have landed with its answer lost (a reset, a timeout, a 5xx)
+      // before this failure: the client is about to hear an error, so nothing may stay listed.
+      await this.#withdraw(id, requestId);
+      throw failure;
     }
-    return stored;
+  }
+
+  /** Whether the item under `id` is this request's own write (a retried put that had landed). */
+  async #isOwnWrite(id: number, requestId: string, deadline: number): Promise<boolean> {
+    return (await this.#get(id, deadline))?.requestId?.S === requestId;
+  }
+
+  /**
+   * Best effort: deletes this request's own write under `id`, if it landed (conditional on the
+   * request id, so it can never remove another request's category). It runs after the deadline,
+   * in the margin the deadline keeps before the Lambda timeout.
+   */
+  async #withdraw(id: number, requestId: string): Promise<void> {
+    try {
+      await this.#db.call(
+        "DeleteItem",
+        {
+          TableName: this.#table,
+          Key: { pk: { S: categoryPartition }, sk: { S: categorySortKey(id) } },
+          ConditionExpression: "requestId = :me",
+          ExpressionAttributeValues: { ":me": { S: requestId } },
+        },
+        Date.now() + withdrawBudgetMs,
+      );
+    } catch {
+      // Not there (nothing landed), or the store is still unreachable: the error stands either way.
+    }
   }
 
   /** The category stored under an id, if any (strongly consistent). */

@@ -1,0 +1,105 @@
+/**
+ * Faults between taking an id and storing the category: the store applies a write and the answer
+ * never arrives (the connection drops), during concurrent creates. A retried category write is
+ * recognised, never stored twice; a retried counter update takes a fresh id, so ids may skip but
+ * never repeat; and the list is exactly the set of 201s the client saw.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Answer, Category } from "../support/client.ts";
+import { createCategory, inParallel, listCategories } from "../support/client.ts";
+import type { FaultStack } from "../support/faultStack.ts";
+import { expectConsistent, reportFigures, startFaultStack } from "../support/faultStack.ts";
+
+let stack: FaultStack;
+const created: Category[] = [];
+
+beforeAll(async () => {
+  stack = await startFaultStack();
+});
+afterAll(async () => {
+  await reportFigures("lost responses", stack, created);
+  await stack.stop();
+});
+
+const count = 40;
+const concurrency = 8;
+const lostEach = 10;
+
+function lost(): number {
+  return stack.proxy.injected.get("lost_response") ?? 0;
+}
+
+async function createMany(prefix: string, headers?: (i: number) => Record<string, string>) {
+  const answers = await inParallel(
+    Array.from({ length: count }, (_, i) => i),
+    concurrency,
+    (i) => createCategory(stack.baseUrl, stack.apiKey, { name: `${prefix} ${i}` }, headers?.(i)),
+  );
+  expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
+  const categories = answers.map((answer) => answer.json<Category>());
+  created.push(...categories);
+  return { answers, categories };
+}
+
+describe("a category write whose answer is lost is retried and recognised: every 201 listed exactly once", () => {
+  it(`${count} creates at concurrency ${concurrency}, ${lostEach} PutItem answers lost`, async () => {
+    const before = lost();
+    stack.proxy.inject({ fault: "lost_response", operation: "PutItem", times: lostEach });
+    const { categories } = await createMany("lost put");
+    stack.proxy.clear();
+    expect(lost() - before).toBe(lostEach);
+    expect(new Set(categories.map((c) => c.id)).size).toBe(count);
+    expectConsistent(created, await listCategories(stack.baseUrl, stack.apiKey));
+  });
+});
+
+describe("an id whose counter answer is lost is skipped, never reused: gaps allowed, no repeats", () => {
+  it(`${count} creates at concurrency ${concurrency}, ${lostEach} UpdateItem answers lost`, async () => {
+    const before = lost();
+    const lastIdBefore = Math.max(0, ...created.map((c) => c.id));
+    stack.proxy.inject({ fault: "lost_response", operation: "UpdateItem", times: lostEach });
+    const { categories } = await createMany("lost counter");
+    stack.proxy.clear();
+    expect(lost() - before).toBe(lostEach);
+    const ids = categories.map((c) => c.id).sort((a, b) => a - b);
+    expect(new Set(ids).size).toBe(count);
+    // The ids handed out since: the creates' ids, and one burnt by each lost counter answer.
+    expect(ids[0]).toBeGreaterThan(lastIdBefore);
+    expect(ids.at(-1)).toBe(lastIdBefore + count + lostEach);
+    expectConsistent(created, await listCategories(stack.baseUrl, stack.apiKey));
+  });
+});
+
+describe("lost answers on every write of an idempotent create: one category per key, replays answer the same id", () => {
+  it(`${count} creates with Idempotency-Key, answers lost on PutItem, UpdateItem and GetItem, then repeated`, async () => {
+    const before = lost();
+    for (const operation of ["PutItem", "UpdateItem", "GetItem"]) {
+      stack.proxy.inject({ fault: "lost_response", operation, times: lostEach });
+    }
+    const keys = Array.from({ length: count }, () => randomUUID());
+    const first = await createMany("lost idempotent", (i) => ({
+      "idempotency-key": keys[i] ?? "",
+    }));
+    stack.proxy.clear();
+    expect(lost() - before).toBe(3 * lostEach);
+    const repeats: Answer[] = await inParallel(
+      Array.from({ length: count }, (_, i) => i),
+      concurrency,
+      (i) =>
+        createCategory(
+          stack.baseUrl,
+          stack.apiKey,
+          { name: `lost idempotent ${i}` },
+          { "idempotency-key": keys[i] ?? "" },
+        ),
+    );
+    expect(repeats.map((answer) => answer.status)).toEqual(repeats.map(() => 201));
+    expect(repeats.map((answer) => answer.headers["idempotent-replayed"])).toEqual(
+      repeats.map(() => "true"),
+    );
+    expect(repeats.map((answer) => answer.json<Category>())).toEqual(first.categories);
+    expect(new Set(first.categories.map((c) => c.id)).size).toBe(count);
+    expectConsistent(created, await listCategories(stack.baseUrl, stack.apiKey));
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * A store that keeps throttling, failing, resetting or stalling for longer than the request's
+ * time budget (the Lambda timeout, 10 s, less the 300 ms kept for answering): the request ends
+ * in 503 service_unavailable with Retry-After, within the budget, in the Error shape with no
+ * detail; the cause is in the request's log line; and a create that failed left nothing listed.
+ *
+ * Each case runs on its own server, store and proxy, all at once: a case waits out a whole
+ * budget, and a fault "forever" on one operation would stall the other cases.
+ */
+import { describe, it } from "vitest";
+import type { Category, ErrorBody } from "../support/client.ts";
+import { createCategory, listCategories, send } from "../support/client.ts";
+import type { Fault } from "../support/faultProxy.ts";
+import {
+  consistency,
+  lambdaTimeoutMs,
+  logEntries,
+  slowDelayMs,
+  startFaultStack,
+  waitForLogLines,
+} from "../support/faultStack.ts";
+import { hashApiKey } from "../../lib/apiKeyStore.ts";
+
+interface Case {
+  readonly label: string;
+  readonly request: "create" | "list";
+  readonly fault: Fault;
+  /** Undefined: every operation. */
+  readonly operation: string | undefined;
+  /** What the log's detail must name as the cause. */
+  readonly cause: RegExp;
+}
+
+const cases: readonly Case[] = [
+  {
+    label: "create, ProvisionedThroughputExceeded on PutItem",
+    request: "create",
+    fault: "provisioned_throughput_exceeded",
+    operation: "PutItem",
+    cause: /StoreUnavailableError: DynamoDB PutItem[^]*ProvisionedThroughputExceededException/,
+  },
+  {
+    label: "create, HTTP 500 InternalServerError on UpdateItem",
+    request: "create",
+    fault: "server_error",
+    operation: "UpdateItem",
+    cause: /StoreUnavailableError: DynamoDB UpdateItem[^]*InternalServerError/,
+  },
+  {
+    label: "create, connection reset on every operation",
+    request: "create",
+    fault: "reset",
+    operation: undefined,
+    cause: /StoreUnavailableError: DynamoDB GetItem[^]*TransportError/,
+  },
+  {
+    label: "create, answers slower than the attempt timeout on every operation",
+    request: "create",
+    fault: "slow",
+    operation: undefined,
+    cause: /StoreUnavailableError: DynamoDB GetItem[^]*TransportError: no answer within/,
+  },
+  {
+    label: "list, ThrottlingException on Query",
+    request: "list",
+    fault: "throttling",
+    operation: "Query",
+    cause: /StoreUnavailableError: DynamoDB Query[^]*ThrottlingException/,
+  },
+  {
+    label: "list, HTTP 503 ServiceUnavailable on GetItem (the key lookup)",
+    request: "list",
+    fault: "service_unavailable",
+    operation: "GetItem",
+    cause: /StoreUnavailableError: DynamoDB GetItem[^]*ServiceUnavailable/,
+  },
+];
+
+describe("a store faulting for longer than the budget: 503 service_unavailable with Retry-After, within the budget, the cause only in the log", () => {
+  it.concurrent.for(cases)(
+    "$label, forever",
+    { timeout: 60_000 },
+    async ({ label, request, fault, operation, cause }, { expect }) => {
+      const stack = await startFaultStack();
+      try {
+        // A category stored before the outage stays listed through it and after it.
+        const before = await createCategory(stack.baseUrl, stack.apiKey, { name: "before" });
+        expect(before.status).toBe(201);
+        const linesBefore = stack.server.logLines.length;
+
+        stack.proxy.inject({
+          fault,
+          ...(operation !== undefined && { operation }),
+          times: Infinity,
+          ...(fault === "slow" && { delayMs: slowDelayMs }),
+        });
+        const started = Date.now();
+        const answer =
+          request === "create"
+            ? await createCategory(stack.baseUrl, stack.apiKey, { name: "during the outage" })
+            : await send(stack.baseUrl, { path: "/v1/categories", key: stack.apiKey });
+        const elapsed = Date.now() - started;
+        const faultsInjected = stack.injectedTotal();
+        stack.proxy.clear();
+
+        expect(answer.status).toBe(503);
+        expect(answer.headers["retry-after"]).toBe("1");
+        expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+        const body = answer.json<ErrorBody>();
+        expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
+        expect(body).toMatchObject({ code: "service_unavailable", status: 503 });
+        for (const leak of [
+          "DynamoDB",
+          "Exception",
+          "Error",
+          "caused by",
+          "injected",
+          "attempt",
+          " at ",
+          stack.apiKey,
+          hashApiKey(stack.apiKey),
+        ]) {
+          expect(answer.text).not.toContain(leak);
+        }
+        // Many attempts over most of the budget, then given up before the Lambda timeout
+        // (generous bounds: the machine may be loaded).
+        expect(faultsInjected).toBeGreaterThan(3);
+        expect(elapsed).toBeGreaterThan(lambdaTimeoutMs / 2);
+        expect(elapsed).toBeLessThan(lambdaTimeoutMs + 2_000);
+
+        await waitForLogLines(stack.server, linesBefore + 1);
+        const line = logEntries(stack.server)[linesBefore];
+        expect(line).toMatchObject({
+          status: 503,
+          code: "service_unavailable",
+          route: request === "create" ? "POST /v1/categories" : "GET /v1/categories",
+        });
+        expect(line?.detail).toMatch(cause);
+        expect(line?.latencyMs).toBeLessThanOrEqual(lambdaTimeoutMs);
+        expect(typeof line?.requestId).toBe("string");
+
+        // The store is back: only the category answered 201 is listed.
+        const listed = await listCategories(stack.baseUrl, stack.apiKey);
+        const check = consistency([before.json<Category>()], listed);
+        expect(check).toEqual({ lost: [], phantom: [], duplicateIds: [], altered: [] });
+        const figures = {
+          requests: stack.server.logLines.length,
+          faultsInjected,
+          elapsedMs: elapsed,
+          lost: check.lost.length,
+          phantom: check.phantom.length,
+        };
+        console.info(`[reliability] outlasting: ${label}: ${JSON.stringify(figures)}`);
+      } finally {
+        await stack.stop();
+      }
+    },
+  );
+});

@@ -1,0 +1,177 @@
+/**
+ * The request log: one structured JSON line per request on stdout (CloudWatch in AWS), with the
+ * request id, route, status, latency and, for errors, the error code; for the service's own
+ * failures (500, 503) the detail of the cause, which never reaches the client; and never the API
+ * key or its SHA-256, in the log or in any response.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "../../lib/apiKeyStore.ts";
+import type { RequestLogLine } from "../../lib/log.ts";
+import { localTableName } from "../../local/server.ts";
+import type { Answer, Call, ErrorBody } from "../support/client.ts";
+import { send } from "../support/client.ts";
+import type { FaultStack } from "../support/faultStack.ts";
+import { logEntries, sleep, startFaultStack, waitForLogLines } from "../support/faultStack.ts";
+
+let stack: FaultStack;
+const exchanges: { name: string; answer: Answer; line: RequestLogLine }[] = [];
+const wrongKey = "petstore_thisKeyIsWellFormedButWasNeverIssued0000000000000";
+
+beforeAll(async () => {
+  stack = await startFaultStack();
+});
+afterAll(async () => {
+  console.info(
+    `[reliability] request log: ${JSON.stringify({ requests: exchanges.length, lines: stack.server.logLines.length, faultsInjected: stack.injectedTotal() })}`,
+  );
+  await stack.stop();
+});
+
+/** Sends one request and pairs it with the log line it produced. */
+async function exchange(name: string, call: Call): Promise<Answer> {
+  const before = stack.server.logLines.length;
+  const answer = await send(stack.baseUrl, call);
+  await waitForLogLines(stack.server, before + 1);
+  const line = logEntries(stack.server)[before];
+  if (!line) throw new Error(`no log line for ${name}`);
+  exchanges.push({ name, answer, line });
+  return answer;
+}
+
+const post = (body: string, headers: Record<string, string> = {}): Call => ({
+  method: "POST",
+  path: "/v1/categories",
+  key: stack.apiKey,
+  headers: { "content-type": "application/json", ...headers },
+  body,
+});
+
+async function poisonCounter(value: string): Promise<void> {
+  await stack.db.call(
+    "PutItem",
+    {
+      TableName: localTableName,
+      Item: { pk: { S: "COUNTER" }, sk: { S: "category" }, value: { N: value } },
+    },
+    Date.now() + 5_000,
+  );
+}
+
+describe("every request writes exactly one JSON log line: requestId, route, status, latencyMs, and code for errors", () => {
+  it("answers and logs a request of every kind", { timeout: 60_000 }, async () => {
+    const list: Call = { path: "/v1/categories", key: stack.apiKey };
+    expect((await exchange("create", post('{"name":"logged"}'))).status).toBe(201);
+    expect((await exchange("list", list)).status).toBe(200);
+    const keyed = post('{"name":"keyed"}', { "idempotency-key": "log-test-1" });
+    expect((await exchange("idempotent create", keyed)).status).toBe(201);
+    expect((await exchange("idempotent replay", keyed)).status).toBe(201);
+    expect((await exchange("invalid json", post("{"))).status).toBe(400);
+    expect((await exchange("invalid body", post('{"id":1}'))).status).toBe(400);
+    expect((await exchange("no key", { ...post('{"name":"x"}'), key: null })).status).toBe(401);
+    expect((await exchange("unknown key", { ...post('{"name":"x"}'), key: wrongKey })).status).toBe(
+      401,
+    );
+    expect((await exchange("no route", { path: "/v1/nothing", key: stack.apiKey })).status).toBe(
+      404,
+    );
+    expect((await exchange("wrong method", { ...list, method: "DELETE" })).status).toBe(405);
+    expect(
+      (await exchange("media type", post('{"name":"x"}', { "content-type": "text/plain" }))).status,
+    ).toBe(415);
+    const huge = JSON.stringify({ name: "x", description: "d".repeat(70 * 1024) });
+    expect((await exchange("too large", post(huge))).status).toBe(413);
+    expect((await exchange("pets", { path: "/v1/pets/7", key: stack.apiKey })).status).toBe(501);
+
+    // 500: the counter holds the largest safe integer, so the next id would not be one.
+    await poisonCounter(String(Number.MAX_SAFE_INTEGER));
+    expect((await exchange("internal error", post('{"name":"overflow"}'))).status).toBe(500);
+    await poisonCounter("100");
+
+    // 503: the list query is throttled for longer than the budget.
+    stack.proxy.inject({ fault: "throttling", operation: "Query", times: Infinity });
+    expect((await exchange("store unavailable", list)).status).toBe(503);
+    stack.proxy.clear();
+
+    // Nothing else was written: one line per request, and no more arrive later.
+    await sleep(300);
+    expect(stack.server.logLines).toHaveLength(exchanges.length);
+  });
+});
+
+describe("each log line matches its request: the answered status, the error code, a latency", () => {
+  it("pairs every answer with its line", () => {
+    expect(exchanges.length).toBeGreaterThan(10);
+    const ids = new Set<string>();
+    for (const { name, answer, line } of exchanges) {
+      expect(line, name).toMatchObject({ status: answer.status });
+      expect(typeof line.requestId, name).toBe("string");
+      expect(line.requestId.length, name).toBeGreaterThan(0);
+      ids.add(line.requestId);
+      expect(typeof line.route, name).toBe("string");
+      expect(line.route.length, name).toBeGreaterThan(0);
+      expect(Number.isFinite(line.latencyMs) && line.latencyMs >= 0, name).toBe(true);
+      if (answer.status >= 400) expect(line.code, name).toBe(answer.json<ErrorBody>().code);
+      else expect(line.code, name).toBeUndefined();
+    }
+    expect(ids.size).toBe(exchanges.length);
+    const routes = Object.fromEntries(exchanges.map(({ name, line }) => [name, line.route]));
+    expect(routes).toMatchObject({
+      create: "POST /v1/categories",
+      list: "GET /v1/categories",
+      pets: "GET /v1/pets/{petId}",
+    });
+  });
+});
+
+describe("a 500 or 503 carries its cause in the log's detail, never in the response", () => {
+  it("has a detail exactly for the service's own failures", () => {
+    for (const { name, answer, line } of exchanges) {
+      const fault = answer.status === 500 || answer.status === 503;
+      expect(line.detail !== undefined, name).toBe(fault);
+    }
+  });
+
+  it("logs the 500's cause and answers only the generic Error shape", () => {
+    const failed = exchanges.find(({ name }) => name === "internal error");
+    expect(failed?.line.detail).toMatch(/unusable id/);
+    expect(failed?.line.code).toBe("internal_error");
+    expect(failed?.answer.json()).toEqual({
+      code: "internal_error",
+      message: "the service failed unexpectedly; try again later",
+      status: 500,
+    });
+  });
+
+  it("logs the 503's cause and answers only the generic Error shape with Retry-After", () => {
+    const failed = exchanges.find(({ name }) => name === "store unavailable");
+    expect(failed?.line.detail).toMatch(/StoreUnavailableError[^]*ThrottlingException/);
+    expect(failed?.answer.headers["retry-after"]).toBe("1");
+    expect(Object.keys(failed?.answer.json<ErrorBody>() ?? {}).sort()).toEqual([
+      "code",
+      "message",
+      "status",
+    ]);
+  });
+
+  it("puts no detail, stack or store wording in any response", () => {
+    for (const { name, answer } of exchanges) {
+      for (const leak of ["caused by", "    at ", "DynamoDB", "Exception", "unusable id"]) {
+        expect(answer.text, name).not.toContain(leak);
+      }
+    }
+  });
+});
+
+describe("no log line and no response contains an API key or its SHA-256", () => {
+  it("never writes the valid key, the unknown key, or their hashes", () => {
+    const secrets = [stack.apiKey, hashApiKey(stack.apiKey), wrongKey, hashApiKey(wrongKey)];
+    const logText = stack.server.logLines.join("\n");
+    for (const secret of secrets) {
+      expect(logText).not.toContain(secret);
+      for (const { name, answer } of exchanges) {
+        expect(answer.text, name).not.toContain(secret);
+        expect(JSON.stringify(answer.headers), name).not.toContain(secret);
+      }
+    }
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Transient store faults, injected by the fault proxy between the functions and the store, on
+ * every operation the create and list paths use: the key lookup (GetItem), the id counter
+ * (UpdateItem), the category write (PutItem) and the list (Query). Each fault is retried with
+ * backoff inside the request's budget, and the client sees an ordinary 201 or 200.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Category } from "../support/client.ts";
+import { createCategory, listCategories, send } from "../support/client.ts";
+import type { Fault } from "../support/faultProxy.ts";
+import type { FaultStack } from "../support/faultStack.ts";
+import {
+  expectConsistent,
+  logEntries,
+  rejectingFaults,
+  reportFigures,
+  slowDelayMs,
+  startFaultStack,
+  waitForLogLines,
+} from "../support/faultStack.ts";
+
+let stack: FaultStack;
+const created: Category[] = [];
+const timesEach = 3;
+
+beforeAll(async () => {
+  stack = await startFaultStack();
+});
+afterAll(async () => {
+  await reportFigures("transient faults", stack, created);
+  await stack.stop();
+});
+
+const faults: readonly Fault[] = [...rejectingFaults, "slow"];
+const createOperations = [
+  ["GetItem", "the key lookup"],
+  ["UpdateItem", "the id counter"],
+  ["PutItem", "the category write"],
+] as const;
+const listOperations = [
+  ["GetItem", "the key lookup"],
+  ["Query", "the list query"],
+] as const;
+
+function casesFor(operations: readonly (readonly [string, string])[]): [Fault, string, string][] {
+  return faults.flatMap((fault) =>
+    operations.map(([operation, role]): [Fault, string, string] => [fault, operation, role]),
+  );
+}
+
+/** Injects `timesEach` faults on one operation, runs `request`, and checks all were injected. */
+async function withFaults<T>(
+  fault: Fault,
+  operation: string,
+  request: () => Promise<T>,
+): Promise<T> {
+  const injectedBefore = stack.proxy.injected.get(fault) ?? 0;
+  const seenBefore = stack.proxy.seen.get(operation) ?? 0;
+  stack.proxy.inject({
+    fault,
+    operation,
+    times: timesEach,
+    ...(fault === "slow" && { delayMs: slowDelayMs }),
+  });
+  try {
+    return await request();
+  } finally {
+    stack.proxy.clear();
+    expect((stack.proxy.injected.get(fault) ?? 0) - injectedBefore).toBe(timesEach);
+    // The faulted attempts, then at least one that went through.
+    expect((stack.proxy.seen.get(operation) ?? 0) - seenBefore).toBeGreaterThan(timesEach);
+  }
+}
+
+describe("a transient fault on any create operation is retried: the create answers 201, stored once", () => {
+  it.each(casesFor(createOperations))(
+    `%s on %s (%s), ${timesEach} times in a row`,
+    async (fault, operation) => {
+      const name = `${fault} on ${operation}`;
+      const answer = await withFaults(fault, operation, () =>
+        createCategory(stack.baseUrl, stack.apiKey, { name, description: "retried" }),
+      );
+      expect(answer.status).toBe(201);
+      const category = answer.json<Category>();
+      expect(category).toEqual({ id: category.id, name, description: "retried" });
+      created.push(category);
+      expectConsistent(created, await listCategories(stack.baseUrl, stack.apiKey));
+    },
+  );
+});
+
+describe("a transient fault on any list operation is retried: the list answers 200, whole", () => {
+  it.each(casesFor(listOperations))(
+    `%s on %s (%s), ${timesEach} times in a row`,
+    async (fault, operation) => {
+      const answer = await withFaults(fault, operation, () =>
+        send(stack.baseUrl, { path: "/v1/categories", key: stack.apiKey }),
+      );
+      expect(answer.status).toBe(200);
+      expectConsistent(created, answer.json<Category[]>());
+    },
+  );
+});
+
+describe("a retried request is still one request: one log line, status 2xx, no error code", () => {
+  it("logged every request above once, none as an error", async () => {
+    // Two lines per create case (create + check list), one per list case.
+    const expected = 2 * casesFor(createOperations).length + casesFor(listOperations).length;
+    await waitForLogLines(stack.server, expected);
+    const entries = logEntries(stack.server);
+    expect(entries).toHaveLength(expected);
+    expect(entries.filter((entry) => entry.status >= 300 || entry.code !== undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,294 @@
+/**
+ * The end-to-end fault rig: an embedded store (dynalite) started in the test process, the
+ * fault-injecting proxy in front of it, and the local server (`scripts/start.ts`, a child
+ * process running the built bundles) talking to the store only through the proxy:
+ *
+ *   client ──HTTP──▶ local server (functions) ──DynamoDB JSON──▶ fault proxy ──▶ dynalite
+ *
+ * Plus what the reliability tests share: a direct client to the store (behind the proxy), the
+ * request log parsed, a consistency check of "what the client saw" against "what is listed", and
+ * a chaos injector that keeps adding random faults while a workload runs.
+ */
+import { expect } from "vitest";
+import type { DynamoDb } from "../../lib/dynamodb.ts";
+import type { RequestLogLine } from "../../lib/log.ts";
+import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { functionsOf } from "../../local/template.ts";
+import type { Category } from "./client.ts";
+import { listCategories } from "./client.ts";
+import type { Fault, FaultProxy } from "./faultProxy.ts";
+import { startFaultProxy } from "./faultProxy.ts";
+import type { RunningServer } from "./localServer.ts";
+import { startServer } from "./localServer.ts";
+
+/** The per-attempt timeout the rig gives the functions, so "slow" faults cost little time. */
+export const attemptTimeoutMs = 250;
+/** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
+export const slowDelayMs = 3 * attemptTimeoutMs;
+/** The served functions' Lambda timeout (infra/template.yaml), which bounds a request's budget. */
+export const lambdaTimeoutMs =
+  1000 *
+  Math.max(
+    ...functionsOf()
+      .filter((spec) => spec.name === "createCategory" || spec.name === "listCategories")
+      .map((spec) => spec.timeoutSeconds),
+  );
+
+export interface FaultStack {
+  readonly dynamo: EmbeddedDynamo;
+  readonly proxy: FaultProxy;
+  readonly server: RunningServer;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** Straight to the store, around the proxy: for arranging and inspecting rows. */
+  readonly db: DynamoDb;
+  /** Total faults the proxy has injected so far, all kinds together. */
+  injectedTotal(): number;
+  stop(): Promise<void>;
+}
+
+export async function startFaultStack(env: Record<string, string> = {}): Promise<FaultStack> {
+  const dynamo = await startEmbeddedDynamo();
+  const proxy = await startFaultProxy(dynamo.endpoint);
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      env: {
+        DYNAMODB_ENDPOINT: proxy.endpoint,
+        STORE_ATTEMPT_TIMEOUT_MS: String(attemptTimeoutMs),
+        // Every request looks its key up (GetItem), so key lookups meet the faults too.
+        API_KEY_CACHE_SECONDS: "0",
+        ...env,
+      },
+    });
+  } catch (error) {
+    await proxy.close();
+    await dynamo.close();
+    throw error;
+  }
+  const db = localClient(dynamo.endpoint);
+  return {
+    dynamo,
+    proxy,
+    server,
+    baseUrl: server.baseUrl,
+    apiKey: server.apiKey,
+    db,
+    injectedTotal: () => sum(proxy.injected.values()),
+    stop: async () => {
+      await server.stop();
+      db.close();
+      await proxy.close();
+      await dynamo.close();
+    },
+  };
+}
+
+export function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
+
+/** The request log (the server's stdout) parsed; a line that is not a JSON object fails the test. */
+export function logEntries(server: RunningServer): RequestLogLine[] {
+  return server.logLines.map((line) => {
+    const parsed: unknown = JSON.parse(line);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new Error(`a log line is not a JSON object: ${line}`);
+    }
+    return parsed as RequestLogLine;
+  });
+}
+
+/** Waits until the server has written at least `count` log lines (stdout trails the answer). */
+export async function waitForLogLines(
+  server: RunningServer,
+  count: number,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (server.logLines.length < count) {
+    if (Date.now() > until) {
+      throw new Error(`expected ${count} log lines, have ${server.logLines.length}`);
+    }
+    await sleep(10);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+export interface Consistency {
+  /** Answered 201 but not listed. */
+  readonly lost: Category[];
+  /** Listed although no 201 named it. */
+  readonly phantom: Category[];
+  /** Listed more than once, or one id answered to two creates. */
+  readonly duplicateIds: number[];
+  /** Listed under a 201's id with other content than the 201 answered. */
+  readonly altered: Category[];
+}
+
+/** Compares the categories the client saw a 201 for with the list: they must be the same set. */
+export function consistency(
+  created: readonly Category[],
+  listed: readonly Category[],
+): Consistency {
+  const duplicateIds = new Set<number>();
+  const byId = new Map<number, Category>();
+  for (const category of created) {
+    if (byId.has(category.id)) duplicateIds.add(category.id);
+    byId.set(category.id, category);
+  }
+  const listedIds = new Set<number>();
+  const phantom: Category[] = [];
+  const altered: Category[] = [];
+  for (const category of listed) {
+    if (listedIds.has(category.id)) duplicateIds.add(category.id);
+    listedIds.add(category.id);
+    const seen = byId.get(category.id);
+    if (!seen) phantom.push(category);
+    else if (JSON.stringify(seen) !== JSON.stringify(category)) altered.push(category);
+  }
+  return {
+    lost: created.filter((category) => !listedIds.has(category.id)),
+    phantom,
+    duplicateIds: [...duplicateIds],
+    altered,
+  };
+}
+
+/** One line of figures for the run's output: requests, faults, and what was lost (nothing). */
+export async function reportFigures(
+  label: string,
+  stack: FaultStack,
+  created: readonly Category[],
+  extra: Readonly<Record<string, number>> = {},
+): Promise<void> {
+  const check = consistency(created, await listCategories(stack.baseUrl, stack.apiKey));
+  const figures = {
+    requests: stack.server.logLines.length,
+    faultsInjected: stack.injectedTotal(),
+    created201: created.length,
+    ...extra,
+    lost: check.lost.length,
+    phantom: check.phantom.length,
+    duplicateIds: check.duplicateIds.length,
+  };
+  console.info(`[reliability] ${label}: ${JSON.stringify(figures)}`);
+}
+
+export function expectConsistent(created: readonly Category[], listed: readonly Category[]): void {
+  expect(consistency(created, listed)).toEqual({
+    lost: [],
+    phantom: [],
+    duplicateIds: [],
+    altered: [],
+  });
+  const ids = listed.map((category) => category.id);
+  expect(ids).toEqual([...ids].sort((a, b) => a - b));
+}
+
+/** Faults that answer without the store applying anything. */
+export const rejectingFaults = [
+  "provisioned_throughput_exceeded",
+  "throttling",
+  "server_error",
+  "service_unavailable",
+  "reset",
+] as const satisfies readonly Fault[];
+
+/** Faults where the store applies the request and the answer is lost or late. */
+export const applyingFaults = ["lost_response", "slow"] as const satisfies readonly Fault[];
+
+export interface ChaosOptions {
+  readonly faults: readonly Fault[];
+  readonly operations: readonly string[];
+  /** Chance that a store request of one of `operations` earns a fault for a later one. */
+  readonly probability: number;
+  /** How often the injector looks at the traffic. */
+  readonly tickMs: number;
+  /** At most this many injected-but-not-yet-applied faults at any time. */
+  readonly maxPending: number;
+  /** A seeded random source, so a failing campaign can be replayed. */
+  readonly random: () => number;
+}
+
+export interface Chaos {
+  /** Random rules added so far (each for one request). */
+  readonly added: () => number;
+  /** Stops adding rules, e.g. while an outage rule holds the proxy. */
+  pause(): void;
+  /** Adds rules again, after `proxy.clear()` dropped whatever was still pending. */
+  resume(): void;
+  stop(): void;
+}
+
+/**
+ * Random faults in proportion to the traffic: for each store request of the chosen operations
+ * the proxy has seen, with `probability`, a one-shot rule (random kind) is added for the next
+ * request of the same operation, whichever request that belongs to. An operation that gets no
+ * traffic gets no faults, so a rarely used one is not starved by a pile of pending rules.
+ *
+ * While it runs (not paused) it must be the only source of rules: it reads how many of its
+ * rules are still pending from the proxy's running total.
+ */
+export function startChaos(stack: FaultStack, options: ChaosOptions): Chaos {
+  let added = 0;
+  /** Rules known to be applied or dropped: not pending. */
+  let settled = 0;
+  let paused = false;
+  let offset = stack.injectedTotal();
+  const lastSeen = new Map(options.operations.map((op) => [op, stack.proxy.seen.get(op) ?? 0]));
+  const pick = <T>(items: readonly T[]): T =>
+    items[Math.floor(options.random() * items.length)] as T;
+  const timer = setInterval(() => {
+    for (const operation of options.operations) {
+      const seen = stack.proxy.seen.get(operation) ?? 0;
+      const fresh = seen - (lastSeen.get(operation) ?? 0);
+      lastSeen.set(operation, seen);
+      for (let i = 0; i < fresh && !paused; i++) {
+        const pending = added - settled - (stack.injectedTotal() - offset);
+        if (pending >= options.maxPending || options.random() >= options.probability) continue;
+        const fault = pick(options.faults);
+        stack.proxy.inject({
+          fault,
+          operation,
+          times: 1,
+          ...(fault === "slow" && { delayMs: slowDelayMs }),
+        });
+        added += 1;
+      }
+    }
+  }, options.tickMs);
+  return {
+    added: () => added,
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      settled = added;
+      offset = stack.injectedTotal();
+      paused = false;
+    },
+    stop: () => {
+      paused = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/** A small deterministic PRNG (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
