@@ -111,17 +111,21 @@ export class DynamoDb {
    */
   async call<Output>(operation: string, input: object, deadline: number): Promise<Output> {
     const body = JSON.stringify(input);
+    let lastFault: unknown;
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - this.#now();
+      if (remaining < minAttemptMs) {
+        throw new StoreUnavailableError(
+          `DynamoDB ${operation} still failing after ${attempt} attempt(s)`,
+          { cause: lastFault ?? new TransportError("no time left for an attempt") },
+        );
+      }
       try {
-        if (remaining < minAttemptMs) throw new TransportError("no time left for an attempt");
-        return (await this.#send(
-          operation,
-          body,
-          Math.min(this.#attemptTimeoutMs, remaining),
-        )) as Output;
+        const timeout = Math.min(this.#attemptTimeoutMs, remaining);
+        return (await this.#send(operation, body, timeout)) as Output;
       } catch (error) {
         if (!isRetryable(error)) throw error;
+        lastFault = error;
         const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** attempt);
         const delay = Math.floor(this.#random() * ceiling);
         if (this.#now() + delay + minAttemptMs >= deadline) {
