@@ -52,7 +52,8 @@ export function isJsonMediaType(contentType: string): boolean {
 export function readBodyText(
   event: Pick<HttpEvent, "body" | "isBase64Encoded">,
 ): string | undefined {
-  if (event.body === undefined || event.body === "") return undefined;
+  // Hand-written events may carry `"body": null`; API Gateway leaves a missing body out.
+  if (typeof event.body !== "string" || event.body === "") return undefined;
   const bytes = event.isBase64Encoded
     ? Buffer.from(event.body, "base64")
     : Buffer.from(event.body, "utf8");
@@ -139,10 +140,15 @@ export interface ErrorOutcome {
   readonly error: ApiError;
 }
 
-/** Turns anything thrown while serving a request into the contract's Error shape. */
-export function toErrorResponse(thrown: unknown): ErrorOutcome {
+/**
+ * Turns anything thrown while serving a request into the contract's Error shape. `credential` is
+ * the token the request presented, if any: a message that would repeat it (say, a key pasted as
+ * a field name) shows "[redacted]" instead, so no answer ever carries a key.
+ */
+export function toErrorResponse(thrown: unknown, credential?: string): ErrorOutcome {
   const error = toApiError(thrown);
-  const body = { code: error.code, message: error.message, status: error.status };
+  const message = credential ? redact(error.message, credential) : error.message;
+  const body = { code: error.code, message, status: error.status };
   return {
     error,
     response: {
@@ -152,6 +158,15 @@ export function toErrorResponse(thrown: unknown): ErrorOutcome {
       isBase64Encoded: false,
     },
   };
+}
+
+/** Removes the credential, or any 8-character-or-longer start of it (messages cut long text). */
+function redact(message: string, credential: string): string {
+  for (let length = credential.length; length >= 8; length--) {
+    const part = credential.slice(0, length);
+    if (message.includes(part)) return message.replaceAll(part, "[redacted]");
+  }
+  return message;
 }
 
 function toApiError(thrown: unknown): ApiError {

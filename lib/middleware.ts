@@ -6,6 +6,7 @@
 import type { MiddlewareObj, MiddyfiedHandler, Request } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { ApiKeyVerifier, Principal } from "./auth.ts";
+import { parseAuthorization } from "./auth.ts";
 import { errors } from "./errors.ts";
 import type { ApiError } from "./errors.ts";
 import type { HttpEvent, HttpResponse } from "./http.ts";
@@ -78,7 +79,11 @@ function isFault(status: number): boolean {
 export function errorResponse(): ServiceMiddleware {
   return {
     onError: (request) => {
-      const { response, error } = toErrorResponse(request.error);
+      const credentials = parseAuthorization(header(request.event, "authorization"));
+      const { response, error } = toErrorResponse(
+        request.error,
+        credentials.kind === "bearer" ? credentials.token : undefined,
+      );
       request.context.apiError = error;
       request.response = response;
     },
@@ -112,6 +117,7 @@ export function jsonRequestBody(): ServiceMiddleware {
       if (text === undefined || text.trim() === "") {
         throw errors.invalidBody("the request body is missing: send a JSON object with a 'name'");
       }
+      refuseDeepNesting(text);
       request.event.body = text;
       request.event.isBase64Encoded = false;
     },
@@ -125,4 +131,43 @@ export function authenticatedService(deps: {
   readonly verifier: ApiKeyVerifier;
 }): ServiceMiddleware[] {
   return [requestLog(deps.logger, deps.now), errorResponse(), authorize(deps.verifier)];
+}
+
+/** A NewCategory is a flat object; anything nested deeper than this cannot be one. */
+const maxJsonDepth = 64;
+
+/**
+ * The JSON body parser parses with a reviver (its `__proto__` guard), which recurses and
+ * overflows the stack near 2,300 levels of nesting. Deeper bodies are settled here instead:
+ * plain JSON.parse (no recursion limit) tells malformed JSON (invalid_json) from well-formed JSON
+ * that is no NewCategory (invalid_body), keeping the contract's order of checks.
+ */
+function refuseDeepNesting(text: string): void {
+  if (jsonDepth(text) <= maxJsonDepth) return;
+  try {
+    JSON.parse(text);
+  } catch {
+    throw errors.invalidJson();
+  }
+  throw errors.invalidBody(
+    `the body nests deeper than ${maxJsonDepth} levels; send a flat JSON object`,
+  );
+}
+
+/** The deepest bracket nesting outside strings; a linear scan, cheap for a 64 KiB body. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
 }

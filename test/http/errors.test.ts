@@ -82,6 +82,19 @@ describe("400 invalid_body: missing, empty, not an object, no name, unknown fiel
     expect(error.message).toMatch(message);
   });
 
+  it("refuses well-formed JSON nested far deeper than any NewCategory (not a stack overflow)", async () => {
+    const deep = `{"name":"x","description":${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
+    const error = expectError(await createCategory(url, key, deep), 400, "invalid_body");
+    expect(error.message).toMatch(/nests deeper/);
+    expectError(await createCategory(url, key, "[".repeat(20_000)), 400, "invalid_json");
+  });
+
+  it("never echoes the presented key, even as a field name", async () => {
+    const answer = await createCategory(url, key, { name: "dog", [key]: 1 });
+    expectError(answer, 400, "invalid_body");
+    expect(answer.text).not.toContain(key.slice(0, 20));
+  });
+
   it("stores nothing for any refused body", async () => {
     await nothingStored();
   });

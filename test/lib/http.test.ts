@@ -51,8 +51,11 @@ describe("request bodies are decoded, size-checked and UTF-8-checked", () => {
     expect(readBodyText({ body, isBase64Encoded: true })).toBe('{"name":"dög"}');
   });
 
-  it("returns undefined for a missing or empty body", () => {
+  it("returns undefined for a missing, null or empty body", () => {
     expect(readBodyText({ isBase64Encoded: false })).toBeUndefined();
+    expect(
+      readBodyText({ body: null as unknown as string, isBase64Encoded: false }),
+    ).toBeUndefined();
     expect(readBodyText({ body: "", isBase64Encoded: true })).toBeUndefined();
   });
 
@@ -177,6 +180,13 @@ describe("every error becomes exactly {code, message, status} in one place", () 
       status: 415,
       code: "unsupported_media_type",
     });
+  });
+
+  it("never repeats the presented key, even when a message would quote it", () => {
+    const key = "petstore_dev-key-0123";
+    const { response } = toErrorResponse(errors.invalidBody(`unknown field "${key}"`), key);
+    expect(response.body).not.toContain(key);
+    expect(response.body).toContain("[redacted]");
   });
 
   it("turns a store that stayed unavailable into 503 with Retry-After", () => {

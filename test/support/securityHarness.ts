@@ -1,0 +1,117 @@
+/**
+ * Handler-level security tests: the real handler factories with real deps (lib/deps.ts, default
+ * settings: 30 s key cache) over an embedded DynamoDB, reached through the recording proxy so that
+ * each invocation's store calls are known, with the request log captured.
+ */
+import { afterAll, beforeAll } from "vitest";
+import { ApiKeyStore, generateApiKey } from "../../lib/apiKeyStore.ts";
+import type { ServiceDeps } from "../../lib/deps.ts";
+import { createServiceDeps } from "../../lib/deps.ts";
+import type { DynamoDb } from "../../lib/dynamodb.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
+import type { ServiceHandler } from "../../lib/middleware.ts";
+import type { Category } from "../../lib/store.ts";
+import { CategoryStore } from "../../lib/store.ts";
+import { lambdaContext } from "../../local/apiGateway.ts";
+import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { localFunctionEnv } from "../../local/functionEnv.ts";
+import type { RecordedCall, RecordingProxy } from "./recordingDynamoProxy.ts";
+import { startRecordingProxy } from "./recordingDynamoProxy.ts";
+
+/** Operations that change the table. */
+export const writeOperations = new Set([
+  "PutItem",
+  "UpdateItem",
+  "DeleteItem",
+  "BatchWriteItem",
+  "TransactWriteItems",
+]);
+
+export interface SecurityInvocation {
+  readonly response: HttpResponse;
+  readonly logLines: readonly string[];
+  /** The DynamoDB calls this invocation made. */
+  readonly calls: readonly RecordedCall[];
+}
+
+export interface SecurityHarness {
+  /** A freshly generated key (mixed case, 256 random bits), issued before the tests. */
+  readonly validKey: string;
+  /** Every log line written so far. */
+  readonly logLines: readonly string[];
+  /** Every DynamoDB call made so far (key issuing included). */
+  readonly calls: () => readonly RecordedCall[];
+  /** Real deps on the embedded store through the proxy; extra env on request. */
+  deps(extraEnv?: Record<string, string>): ServiceDeps;
+  invoke(handler: ServiceHandler, event: HttpEvent): Promise<SecurityInvocation>;
+  /** The categories in the store, read directly (not through the proxy). */
+  stored(): Promise<Category[]>;
+  /** Makes the proxy answer the matching calls with a non-retryable error. */
+  failCalls(operation: string | undefined): void;
+}
+
+const tableName = "petstore-security";
+
+export function useSecurityHarness(): SecurityHarness {
+  const validKey = generateApiKey();
+  const logLines: string[] = [];
+  let dynamo: EmbeddedDynamo | undefined;
+  let db: DynamoDb | undefined;
+  let proxy: RecordingProxy | undefined;
+  let invocations = 0;
+  const started = (): { db: DynamoDb; proxy: RecordingProxy } => {
+    if (!db || !proxy) throw new Error("the embedded store is not started (beforeAll)");
+    return { db, proxy };
+  };
+
+  beforeAll(async () => {
+    dynamo = await startEmbeddedDynamo();
+    db = localClient(dynamo.endpoint);
+    await ensureTable(db, tableName);
+    await new ApiKeyStore(db, tableName).issue(
+      "security-tests",
+      undefined,
+      Date.now() + 10_000,
+      validKey,
+    );
+    proxy = await startRecordingProxy(dynamo.endpoint);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    db?.close();
+    await dynamo?.close();
+  });
+
+  return {
+    validKey,
+    logLines,
+    calls: () => started().proxy.calls,
+    deps: (extraEnv = {}) =>
+      createServiceDeps({
+        env: { ...localFunctionEnv(started().proxy.endpoint, tableName), ...extraEnv },
+        sink: (line) => {
+          logLines.push(line);
+        },
+      }),
+    invoke: async (handler, event) => {
+      const { proxy: recording } = started();
+      invocations += 1;
+      const label = `invocation-${invocations}`;
+      recording.label = label;
+      const before = logLines.length;
+      const response = await handler(event, lambdaContext("security", 10));
+      recording.label = "between invocations";
+      return {
+        response,
+        logLines: logLines.slice(before),
+        calls: recording.calls.filter((call) => call.label === label),
+      };
+    },
+    stored: () => new CategoryStore(started().db, tableName).list(Date.now() + 10_000),
+    failCalls: (operation) => {
+      started().proxy.fault =
+        operation === undefined ? undefined : (op) => (op === operation ? "error" : undefined);
+    },
+  };
+}
