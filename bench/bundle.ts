@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { BuildOptions } from "esbuild";
 import { build } from "esbuild";
-import { buildFunctions } from "../scripts/build.ts";
+import { buildFunctions, lambdaBundleOptions } from "../scripts/build.ts";
 import { loadTemplate, projectRoot } from "../local/template.ts";
 
 export const benchFunctions = ["listCategories", "createCategory"] as const;
@@ -32,19 +32,7 @@ export function deployedNodeOptions(): string {
 export const tmpDir = resolve(projectRoot, ".bench-tmp");
 
 /** scripts/build.ts's options, so the variants are minified and laid out as the service is. */
-const shippedOptions: BuildOptions = {
-  bundle: true,
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  format: "esm",
-  platform: "node",
-  target: "node24",
-  logLevel: "warning",
-  banner: {
-    js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-  },
-};
+const shippedOptions: BuildOptions = lambdaBundleOptions;
 
 export interface Bundle {
   readonly path: string;

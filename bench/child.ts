@@ -8,30 +8,19 @@
  * unrecorded invocations, `iterations` recorded ones, and the process's peak RSS. Every answer's
  * status is checked; the last is checked in full against the task's expectation.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { lambdaContext } from "../local/apiGateway.ts";
 import type { Answer, ChildResult, ChildTask, Expectation } from "./protocol.ts";
 
 type Result = APIGatewayProxyStructuredResultV2;
 type Handler = (event: unknown, context: Context) => Promise<Result>;
 
 function contextFor(functionName: string): Context {
-  const deadline = Date.now() + 10_000;
-  const context: Omit<Context, "done" | "fail" | "succeed"> = {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: "$LATEST",
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: "512",
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: "bench",
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-  };
-  return context as Context;
+  return lambdaContext(functionName, 10);
 }
 
 function fail(message: string): never {

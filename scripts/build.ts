@@ -5,8 +5,25 @@
  */
 import { relative, resolve } from "node:path";
 import { build } from "esbuild";
+import type { BuildOptions } from "esbuild";
 import { routeTableOf } from "../lib/routes.ts";
 import { functionsOf, projectRoot } from "../local/template.ts";
+
+/** How every Lambda bundle is built; the benchmark builds its comparison handlers the same way. */
+export const lambdaBundleOptions = {
+  bundle: true,
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  format: "esm",
+  platform: "node",
+  target: "node24",
+  logLevel: "warning",
+  // aws4 is CommonJS and calls require() for node: built-ins; ESM has no require of its own.
+  banner: {
+    js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+  },
+} satisfies BuildOptions;
 
 export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
   const functions = functionsOf();
@@ -17,22 +34,11 @@ export async function buildFunctions(): Promise<{ name: string; bytes: number }[
   for (const spec of functions) {
     const outfile = resolve(spec.codeDir, spec.handlerFile);
     const result = await build({
+      ...lambdaBundleOptions,
       entryPoints: [resolve(projectRoot, "functions", spec.name, "index.ts")],
       outfile,
-      bundle: true,
-      minify: true,
-      sourcemap: true,
-      sourcesContent: false,
-      format: "esm",
-      platform: "node",
-      target: "node24",
       metafile: true,
-      logLevel: "warning",
       define: { __PETSTORE_ROUTES__: JSON.stringify(routeTableOf(servedRoutes)) },
-      // aws4 is CommonJS and calls require() for node: built-ins; ESM has no require of its own.
-      banner: {
-        js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-      },
     });
     const output = result.metafile.outputs[relative(process.cwd(), outfile)];
     results.push({ name: spec.name, bytes: output?.bytes ?? 0 });

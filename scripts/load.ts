@@ -16,15 +16,13 @@
  * final JSON line with the figures; exits 1 on any error or loss, 2 on a usage error.
  * `--quick`: 500 creates, the same checks.
  */
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
 import http from "node:http";
 import https from "node:https";
-import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { projectRoot } from "../local/template.ts";
+import type { RunningServer } from "../local/serverProcess.ts";
+import { spawnLocalServer } from "../local/serverProcess.ts";
 import { buildFunctions } from "./build.ts";
 
 const usage =
@@ -174,56 +172,11 @@ function round(value: number, digits = 1): number {
   return Math.round(value * factor) / factor;
 }
 
-interface LocalServer {
-  readonly baseUrl: string;
-  readonly apiKey: string;
-  readonly logLines: string[];
-  stop(): Promise<void>;
-}
-
 /** `scripts/start.ts --memory` in a child process, as `npm start` runs it after building. */
-async function startLocalServer(build: boolean): Promise<LocalServer> {
+async function startLocalServer(build: boolean): Promise<RunningServer> {
   if (build) await buildFunctions();
-  const child = spawn(
-    process.execPath,
-    ["--enable-source-maps", resolve(projectRoot, "scripts/start.ts"), "--memory"],
-    {
-      cwd: projectRoot,
-      env: { ...process.env, PORT: "0", DYNAMODB_ENDPOINT: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  const logLines: string[] = [];
-  let rest = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    const lines = (rest + chunk).split("\n");
-    rest = lines.pop() ?? "";
-    for (const line of lines) if (line.length > 0) logLines.push(line);
-  });
-  let stderr = "";
-  const ready = new Promise<{ baseUrl: string; apiKey: string }>((done, fail) => {
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const baseUrl = /at (http:\/\/\S+\/v1)/.exec(stderr)?.[1];
-      const apiKey = /API key: (\S+)/.exec(stderr)?.[1];
-      if (baseUrl && apiKey) done({ baseUrl, apiKey });
-    });
-    child.once("exit", (code) => {
-      fail(new Error(`the local server exited (${String(code)}): ${stderr}`));
-    });
-  });
-  const { baseUrl, apiKey } = await ready;
-  return { baseUrl, apiKey, logLines, stop: () => stopChild(child) };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    child.once("exit", () => {
-      done();
-    });
-    child.kill("SIGTERM");
-  });
+  // An inherited DYNAMODB_ENDPOINT would point the server at some other store.
+  return spawnLocalServer({ env: { DYNAMODB_ENDPOINT: "" } });
 }
 
 function parseList(body: string): Category[] {

@@ -10,6 +10,7 @@
  * a chaos injector that keeps adding random faults while a workload runs.
  */
 import { expect } from "vitest";
+import { randomSource } from "../../bench/data.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { RequestLogLine } from "../../lib/log.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
@@ -281,14 +282,5 @@ export function startChaos(stack: FaultStack, options: ChaosOptions): Chaos {
   };
 }
 
-/** A small deterministic PRNG (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic PRNG (mulberry32): the benchmark's, so both repeat from a seed alike. */
+export const seededRandom = randomSource;
