@@ -5,10 +5,18 @@
  * working API key (PETSTORE_API_KEY when set).
  */
 import { resolve } from "node:path";
+import { parseAuthorization } from "../lib/auth.ts";
 import { projectRoot } from "../local/template.ts";
 import { startLocalServer } from "../local/server.ts";
 
 const port = Number(process.env.PORT ?? 3000);
+const fixedKey = process.env.PETSTORE_API_KEY || undefined;
+// A key that is no RFC 6750 token could never be sent in a Bearer header: refuse it at once.
+const fixedKeyParsed = fixedKey && parseAuthorization(`Bearer ${fixedKey}`);
+if (fixedKeyParsed && !(fixedKeyParsed.kind === "bearer" && fixedKeyParsed.token === fixedKey)) {
+  process.stderr.write("PETSTORE_API_KEY must be a token of letters, digits and -._~+/ (then =)\n");
+  process.exit(2);
+}
 const inMemory = process.argv.includes("--memory");
 const server = await startLocalServer({
   port,
@@ -18,7 +26,7 @@ const server = await startLocalServer({
     inMemory || process.env.DYNAMODB_ENDPOINT
       ? undefined
       : resolve(projectRoot, process.env.DATA_DIR ?? ".data/dynamodb"),
-  apiKey: process.env.PETSTORE_API_KEY,
+  apiKey: fixedKey,
   env: {},
 });
 
