@@ -11,6 +11,8 @@
 import http from "node:http";
 import https from "node:https";
 import aws4 from "aws4";
+import type { Clock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
 import { StoreUnavailableError } from "./errors.ts";
 
 export interface AwsCredentials {
@@ -35,7 +37,7 @@ export interface DynamoDbOptions {
   readonly attemptTimeoutMs?: number;
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
-  readonly now?: () => number;
+  readonly now?: Clock;
   readonly random?: () => number;
 }
 
@@ -84,7 +86,7 @@ export class DynamoDb {
   readonly #attemptTimeoutMs: number;
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
-  readonly #now: () => number;
+  readonly #now: Clock;
   readonly #random: () => number;
 
   constructor(options: DynamoDbOptions) {
@@ -100,7 +102,7 @@ export class DynamoDb {
     this.#attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
     this.#baseDelayMs = options.baseDelayMs ?? 20;
     this.#maxDelayMs = options.maxDelayMs ?? 1000;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemClock;
     this.#random = options.random ?? Math.random;
   }
 

@@ -5,7 +5,7 @@
  * rejected by name. Messages name the field and the rule, and never repeat the value sent.
  */
 import { errors } from "./errors.ts";
-import type { NewCategory } from "./store.ts";
+import type { NewCategory } from "./repositories/categories.ts";
 
 export const nameMaxLength = 100;
 export const descriptionMaxLength = 1000;

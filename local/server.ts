@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import type { Handler } from "aws-lambda";
-import { ApiKeyStore } from "../lib/apiKeyStore.ts";
+import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import { pathMatches } from "../lib/routes.ts";
 import { fromResult, gatewayError, lambdaContext, toEvent } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";

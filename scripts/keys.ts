@@ -15,8 +15,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ApiKeyStore } from "../lib/apiKeyStore.ts";
-import type { ApiKeyRecord } from "../lib/apiKeyStore.ts";
+import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
+import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
 import { DynamoDb } from "../lib/dynamodb.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { endpointFile, localTableName } from "../local/server.ts";

@@ -1,10 +1,14 @@
 import middy from "@middy/core";
-import type { MiddlewareObj } from "@middy/core";
 import type { ServiceDeps } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
-import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
-import type { ServiceContext, ServiceHandler } from "../../lib/middleware.ts";
-import { authorize, errorResponse, requestLog } from "../../lib/middleware.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
+import type {
+  ServiceContext,
+  ServiceHandler,
+  ServiceMiddleware,
+  ServiceResult,
+} from "../../lib/middleware.ts";
+import { authorize, errorResponse, isHttpResponse, requestLog } from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
@@ -13,7 +17,7 @@ import { decideFallback } from "../../lib/routes.ts";
  * the routes the interface names without specifying (501, after authentication).
  */
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
-  return middy<HttpEvent, HttpResponse, Error, ServiceContext>()
+  return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(requestLog(deps.logger, deps.now))
     .use(petsDeprecation(deps))
     .use(errorResponse())
@@ -24,8 +28,8 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
         ? errors.notFound()
         : errors.methodNotAllowed(decision.path, decision.allow);
     })
-    .use(authorize(deps.verifier))
-    .handler((event) => {
+    .use(authorize(deps.verifier, deps.now))
+    .handler<HttpEvent, HttpResponse>((event) => {
       if (event.routeKey === petsRoute) throw errors.notImplemented("the pets API");
       throw errors.notImplemented("the store orders API");
     });
@@ -38,9 +42,7 @@ const petsRoute = "GET /v1/pets/{petId}";
  * answer of the deprecated pets route (its 401s included). Used before errorResponse, so its
  * onError runs after the Error shape is in place.
  */
-function petsDeprecation(
-  deps: ServiceDeps,
-): MiddlewareObj<HttpEvent, HttpResponse, Error, ServiceContext> {
+function petsDeprecation(deps: ServiceDeps): ServiceMiddleware {
   const { petsDeprecatedAt, petsSunsetAt } = deps.config;
   const headers = {
     deprecation: `@${Math.floor(petsDeprecatedAt.getTime() / 1000)}`,
@@ -48,7 +50,7 @@ function petsDeprecation(
   };
   return {
     onError: (request) => {
-      if (request.event.routeKey !== petsRoute || !request.response) return;
+      if (request.event.routeKey !== petsRoute || !isHttpResponse(request.response)) return;
       Object.assign(request.response.headers, headers);
     },
   };
