@@ -5,6 +5,8 @@
  * the one place the clock is created: every part gets the same one.
  */
 import type { Authenticator } from "./auth.ts";
+import type { CategoryListing } from "./categoryList/reader.ts";
+import { CategoryList } from "./categoryList/reader.ts";
 import { ApiKeyVerifier } from "./auth.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
@@ -18,12 +20,15 @@ import { RequestLogger, stdoutSink } from "./log.ts";
 import { ApiKeyStore } from "./repositories/apiKeys.ts";
 import type { CategoryRepository } from "./repositories/categories.ts";
 import { CategoryStore } from "./repositories/categories.ts";
+import { CategoryReader } from "./repositories/categoryReads.ts";
 import { IdempotencyRecordStore } from "./repositories/idempotencyRecords.ts";
 
 export interface ServiceDeps {
   readonly config: ServiceConfig;
   readonly now: Clock;
   readonly categories: CategoryRepository;
+  /** The container's list cache: one per container, so built here, once. */
+  readonly categoryList: CategoryListing;
   readonly idempotency: IdempotentCreation;
   readonly verifier: Authenticator;
   readonly logger: RequestLog;
@@ -53,6 +58,7 @@ export function createServiceDeps(options: DepsOptions = {}): ServiceDeps {
     config,
     now,
     categories,
+    categoryList: new CategoryList(new CategoryReader(db, config.tableName), now),
     idempotency: new IdempotentCreator(records, categories, now),
     verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),

@@ -13,6 +13,7 @@ import type { ApiError } from "./errors.ts";
 import { toErrorResponse } from "./http/errorResponse.ts";
 import type { HttpEvent, HttpResponse, Reply } from "./http/message.ts";
 import { header } from "./http/message.ts";
+import { notModifiedResponse, validatorHeaders } from "./http/conditional.ts";
 import { jsonResponse } from "./http/response.ts";
 import type { RequestLog } from "./log.ts";
 import { describeFailure } from "./log.ts";
@@ -113,12 +114,16 @@ export function respond(): ServiceMiddleware {
     after: (request) => {
       const reply = request.response;
       if (!reply || isHttpResponse(reply)) return;
-      request.response = jsonResponse(
-        reply.statusCode,
-        reply.data,
-        header(request.event, "accept-encoding"),
-        request.context.replayed ? { "idempotent-replayed": "true" } : {},
-      );
+      const acceptEncoding = header(request.event, "accept-encoding");
+      const validators = reply.version ? validatorHeaders(acceptEncoding, reply.version) : {};
+      if (reply.statusCode === 304) {
+        request.response = notModifiedResponse(validators);
+        return;
+      }
+      request.response = jsonResponse(reply.statusCode, reply.data, acceptEncoding, {
+        ...validators,
+        ...(request.context.replayed && { "idempotent-replayed": "true" }),
+      });
     },
   };
 }

@@ -1,15 +1,22 @@
 import middy from "@middy/core";
 import type { ServiceDeps } from "../../lib/deps.ts";
+import { isNotModified } from "../../lib/http/conditional.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
 import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
 
-/** GET /v1/categories: every category, in id order. */
+/**
+ * GET /v1/categories: every category, in id order, from the container's list cache; 304 when
+ * If-None-Match names the current version's tag, decided from the counter read alone.
+ */
 export function listCategoriesHandler(deps: ServiceDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
-    .handler<HttpEvent, HttpResponse>(async (_event, context) => ({
-      statusCode: 200,
-      data: await deps.categories.list(deadlineOf(context, deps.now)),
-    }));
+    .handler<HttpEvent, HttpResponse>(async (event, context) => {
+      const deadline = deadlineOf(context, deps.now);
+      const version = await deps.categoryList.version(deadline);
+      if (isNotModified(event, version)) return { statusCode: 304, data: undefined, version };
+      const data = await deps.categoryList.categories(version, deadline);
+      return { statusCode: 200, data, version };
+    });
 }

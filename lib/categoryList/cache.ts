@@ -32,7 +32,7 @@
  * sees the deleted item. If the last step fails, the id stays hidden: it never got a 201. A later
  * idempotent repeat that does store it commits with the id removed from `withdrawing`.
  */
-import type { Category } from "../store.ts";
+import type { Category } from "../repositories/categories.ts";
 
 export interface CounterState {
   readonly epoch: string;

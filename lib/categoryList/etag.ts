@@ -8,7 +8,7 @@
  * that category, so the tag promises equivalent content, not identical bytes. Each content
  * coding gets its own tag, as RFC 9110 asks of differently encoded representations.
  */
-import type { chooseEncoding } from "../http.ts";
+import type { chooseEncoding } from "../http/response.ts";
 
 /** A coding the service compresses with, as negotiated from Accept-Encoding. */
 export type ContentCoding = NonNullable<ReturnType<typeof chooseEncoding>>;

@@ -64,9 +64,10 @@ export class IdempotentCreator implements IdempotentCreation {
     let reservedId = claimed.reservedId;
     try {
       const id = (reservedId ??= await this.#reserveId(claimed, deadline));
-      const category =
-        (await this.#categories.get(id, deadline)) ??
-        (await this.#categories.put(id, input, owner, deadline));
+      const earlier = await this.#categories.get(id, deadline);
+      // An earlier attempt stored it and may have died before committing it (lib/categoryList/).
+      if (earlier) await this.#categories.commit(id, deadline);
+      const category = earlier ?? (await this.#categories.put(id, input, owner, deadline));
       if (!(await this.#records.complete(claimed.key, owner, category, deadline))) {
         throw errors.idempotencyInProgress();
       }

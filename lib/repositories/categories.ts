@@ -7,6 +7,7 @@ import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
 import type { DynamoDb, Item } from "../dynamodb.ts";
 import { isConditionFailure } from "../table/errors.ts";
+import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
@@ -30,6 +31,11 @@ export interface CategoryRepository {
   get(id: number, deadline: number): Promise<Category | undefined>;
   /** Takes the next id from the counter; an id taken and never stored is a gap, not a reuse. */
   nextId(deadline: number): Promise<number>;
+  /**
+   * Makes a stored category visible to list caches (bumps the list version): the last step of a
+   * create before its 201 (lib/categoryList/cache.ts).
+   */
+  commit(id: number, deadline: number): Promise<void>;
 }
 
 /**
@@ -73,24 +79,40 @@ export class CategoryStore implements CategoryRepository {
     const stored: Category = { id, ...category };
     const fields = { ...stored, createdAt: new Date(this.#now()).toISOString(), requestId };
     try {
-      await this.#table.put(keys.category(id), fields, deadline, {
-        text: "attribute_not_exists(pk)",
-      });
+      await this.#putOwn(id, fields, requestId, deadline);
+      await this.commit(id, deadline);
       return stored;
-    } catch (error) {
-      let failure = error;
-      try {
-        if (isConditionFailure(error) && (await this.#isOwnWrite(id, requestId, deadline))) {
-          return stored;
-        }
-      } catch (readError) {
-        failure = readError;
-      }
+    } catch (failure) {
       // An earlier attempt may have landed with its answer lost (a reset, a timeout, a 5xx)
       // before this failure: the client is about to hear an error, so nothing may stay listed.
       await this.#withdraw(id, requestId);
       throw failure;
     }
+  }
+
+  /** A conditional put; a retried put whose first attempt landed is recognised as our own. */
+  async #putOwn(id: number, fields: Fields, requestId: string, deadline: number): Promise<void> {
+    try {
+      await this.#table.put(keys.category(id), fields, deadline, {
+        text: "attribute_not_exists(pk)",
+      });
+    } catch (error) {
+      if (isConditionFailure(error) && (await this.#isOwnWrite(id, requestId, deadline))) return;
+      throw error;
+    }
+  }
+
+  async commit(id: number, deadline: number): Promise<void> {
+    // Also ends any earlier withdrawal of this id: an Idempotency-Key repeat may store it again.
+    await this.#table.update(
+      keys.categoryCounter,
+      {
+        text: "ADD version :one REMOVE #w",
+        names: { "#w": withdrawingAttribute(id) },
+        values: { ":one": 1 },
+      },
+      deadline,
+    );
   }
 
   async get(id: number, deadline: number): Promise<Category | undefined> {
@@ -101,7 +123,11 @@ export class CategoryStore implements CategoryRepository {
   async nextId(deadline: number): Promise<number> {
     const attributes = await this.#table.update(
       keys.categoryCounter,
-      { text: "ADD #v :one", names: { "#v": "value" }, values: { ":one": 1 } },
+      {
+        text: "ADD #v :one SET epoch = if_not_exists(epoch, :now)",
+        names: { "#v": "value" },
+        values: { ":one": 1, ":now": this.#now().toString(36) },
+      },
       deadline,
       { returnNew: true },
     );
@@ -120,21 +146,57 @@ export class CategoryStore implements CategoryRepository {
   /**
    * Best effort: deletes this request's own write under `id`, if it landed (conditional on the
    * request id, so it can never remove another request's category). It runs after the deadline,
-   * in the margin the deadline keeps before the Lambda timeout.
+   * in the margin the deadline keeps before the Lambda timeout. A write that did land may already
+   * be in a list cache, so its id is marked withdrawing first (lists hide it) and unmarked after
+   * the delete, each step bumping the list version (lib/categoryList/cache.ts).
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
-    try {
-      await this.#table.delete(keys.category(id), this.#now() + withdrawBudgetMs, {
+    const deadline = this.#now() + withdrawBudgetMs;
+    const step = async (write: () => Promise<unknown>): Promise<void> => {
+      try {
+        await write();
+      } catch {
+        // Not there (nothing landed), or the store is still unreachable: the error stands either way.
+      }
+    };
+    // Unknown (the read failed) counts as landed: marking costs only a cold read in each cache.
+    const landed = await this.#isOwnWrite(id, requestId, deadline).catch(() => true);
+    const names = { "#w": withdrawingAttribute(id) };
+    const bump = "ADD version :one, withdrawals :one";
+    if (landed) {
+      await step(() =>
+        this.#table.update(
+          keys.categoryCounter,
+          { text: `SET #w = :now ${bump}`, names, values: { ":one": 1, ":now": this.#now() } },
+          deadline,
+        ),
+      );
+    }
+    await step(() =>
+      this.#table.delete(keys.category(id), deadline, {
         text: "requestId = :me",
         values: { ":me": requestId },
-      });
-    } catch {
-      // Not there (nothing landed), or the store is still unreachable: the error stands either way.
+      }),
+    );
+    if (landed) {
+      await step(() =>
+        this.#table.update(
+          keys.categoryCounter,
+          { text: `REMOVE #w ${bump}`, names, values: { ":one": 1 } },
+          deadline,
+        ),
+      );
     }
   }
 }
 
-function toCategory(item: Item): Category {
+/** The counter attribute marking a withdrawal of `id` in progress (lib/categoryList/cache.ts). */
+export function withdrawingAttribute(id: number): string {
+  return `${withdrawingPrefix}${id}`;
+}
+export const withdrawingPrefix = "withdrawing#";
+
+export function toCategory(item: Item): Category {
   const description = text(item, "description");
   return {
     id: num(item, "id") ?? Number.NaN,

@@ -41,6 +41,14 @@ interface Page {
   readonly ConsumedCapacity?: { readonly CapacityUnits?: number };
 }
 
+/** BatchGetItem's limit of keys per request. */
+const batchGetLimit = 100;
+
+interface BatchGetOutput {
+  readonly Responses?: Readonly<Record<string, readonly Item[]>>;
+  readonly UnprocessedKeys?: Readonly<Record<string, { readonly Keys?: readonly Item[] }>>;
+}
+
 export class Table {
   readonly #db: DynamoDb;
   readonly #name: string;
@@ -99,6 +107,54 @@ export class Table {
       },
       deadline,
     );
+  }
+
+  /**
+   * The items under `keys`, read strongly consistently, in any order; missing ones are left out.
+   * BatchGetItem takes 100 keys a request; keys it leaves unprocessed (throttling) are asked again.
+   */
+  async batchGet(
+    keyList: readonly Key[],
+    deadline: number,
+    projection?: readonly string[],
+  ): Promise<Item[]> {
+    const chunks: Item[][] = [];
+    for (let i = 0; i < keyList.length; i += batchGetLimit) {
+      chunks.push(keyList.slice(i, i + batchGetLimit).map(keyItem));
+    }
+    const pages = await Promise.all(
+      chunks.map((chunk) => this.#batchGetChunk(chunk, deadline, projection)),
+    );
+    return pages.flat();
+  }
+
+  async #batchGetChunk(
+    chunk: readonly Item[],
+    deadline: number,
+    projection: readonly string[] | undefined,
+  ): Promise<Item[]> {
+    const found: Item[] = [];
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0)
+        await new Promise((done) => setTimeout(done, 25 * 2 ** Math.min(attempt, 5)));
+      const output: BatchGetOutput = await this.#db.call(
+        "BatchGetItem",
+        {
+          RequestItems: {
+            [this.#name]: {
+              Keys: pending,
+              ConsistentRead: true,
+              ...expressions({ ProjectionExpression: projection && projectionOf(projection) }),
+            },
+          },
+        },
+        deadline,
+      );
+      found.push(...(output.Responses?.[this.#name] ?? []));
+      pending = output.UnprocessedKeys?.[this.#name]?.Keys ?? [];
+    }
+    return found;
   }
 
   /** Every matching item, reading as many 1 MB pages as there are. */

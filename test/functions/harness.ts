@@ -105,10 +105,13 @@ export function useHarness(): Harness {
   };
 }
 
-/** The contract's headers on every response. */
-export function expectContractHeaders(response: HttpResponse): void {
+/** The contract's headers on every response; the list's 200 is cacheable but always revalidated. */
+export function expectContractHeaders(
+  response: HttpResponse,
+  cacheControl: "no-store" | "private, no-cache" = "no-store",
+): void {
   expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
-  expect(response.headers["cache-control"]).toBe("no-store");
+  expect(response.headers["cache-control"]).toBe(cacheControl);
   expect(response.headers["x-content-type-options"]).toBe("nosniff");
 }
 

@@ -23,7 +23,7 @@ describe("a listing answers every stored category, in id order, exactly as store
   it("answers an empty array before anything is created", async () => {
     const { response } = await list(loadEvent("list-ok.json"));
     expect(response.statusCode).toBe(200);
-    expectContractHeaders(response);
+    expectContractHeaders(response, "private, no-cache");
     expect(response.isBase64Encoded).toBe(false);
     expect(JSON.parse(response.body)).toEqual([]);
   });
@@ -32,7 +32,7 @@ describe("a listing answers every stored category, in id order, exactly as store
     await harness.seed(3);
     const { response, logLines } = await list(loadEvent("list-ok.json"));
     expect(response.statusCode).toBe(200);
-    expectContractHeaders(response);
+    expectContractHeaders(response, "private, no-cache");
     const body = JSON.parse(response.body) as Record<string, unknown>[];
     expect(body).toEqual(await harness.stored());
     expect(body.map((category) => category.id)).toEqual([1, 2, 3]);
@@ -84,7 +84,7 @@ describe("a large listing is compressed when the client accepts gzip or br", () 
 
     const { response } = await list(loadEvent("list-gzip.json"));
     expect(response.statusCode).toBe(200);
-    expectContractHeaders(response);
+    expectContractHeaders(response, "private, no-cache");
     expect(response.isBase64Encoded).toBe(true);
     expect(response.headers["content-encoding"]).toBe("br");
     expect(response.headers.vary).toBe("accept-encoding");
