@@ -1,0 +1,150 @@
+/**
+ * The list cache (lib/categoryList/) against the real embedded store. Each "container" is its own
+ * CategoryList, as a Lambda container has; writes go through the categories repository, or straight
+ * to the table to land a put without its commit, or out of id order.
+ */
+import { describe, expect, it } from "vitest";
+import { CategoryList } from "../../lib/categoryList/reader.ts";
+import type { DynamoDb } from "../../lib/dynamodb.ts";
+import type { Category } from "../../lib/repositories/categories.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
+import type { CategoryListSource } from "../../lib/repositories/categoryReads.ts";
+import { CategoryReader } from "../../lib/repositories/categoryReads.ts";
+import { keys } from "../../lib/table/schema.ts";
+import { Table } from "../../lib/table/table.ts";
+import { soon, useFaultyStore } from "../support/dynamo.ts";
+
+const store = useFaultyStore({ attemptTimeoutMs: 2_000 });
+
+/** A container: its own cache, and a count of the reads it made (names of source methods). */
+function container(db: DynamoDb, table: string) {
+  const reads: string[] = [];
+  const reader = new CategoryReader(db, table);
+  const counted: CategoryListSource = {
+    readCounter: (deadline) => (reads.push("counter"), reader.readCounter(deadline)),
+    readRange: (low, high, deadline) => (
+      reads.push(`range ${low}-${high}`),
+      reader.readRange(low, high, deadline)
+    ),
+    readIds: (ids, deadline) => (reads.push(`ids ${ids.join(",")}`), reader.readIds(ids, deadline)),
+  };
+  const list = new CategoryList(counted, Date.now);
+  return {
+    reads,
+    async ids(): Promise<number[]> {
+      reads.length = 0;
+      const categories = await list.categories(await list.version(soon()), soon());
+      return categories.map((category: Category) => category.id);
+    },
+    list,
+  };
+}
+
+async function setup() {
+  const table = await store.newTable();
+  const writer = new CategoryStore(store.db, table);
+  const create = async (name: string) => (await writer.create({ name }, `r-${name}`, soon())).id;
+  /** A put that lands without its commit: a create still in flight. */
+  const landUncommitted = (id: number) =>
+    new Table(store.db, table).put(
+      keys.category(id),
+      {
+        id,
+        name: `n${id}`,
+        createdAt: new Date().toISOString(),
+        requestId: `r${id}`,
+      },
+      soon(),
+    );
+  return { table, writer, create, landUncommitted };
+}
+
+describe("in steady state a list costs one counter read, whatever the store holds", () => {
+  it("serves a second list from the cache after reading only the counter", async () => {
+    const { table, create } = await setup();
+    for (const name of ["a", "b", "c"]) await create(name);
+    const a = container(store.db, table);
+    expect(await a.ids()).toEqual([1, 2, 3]);
+    expect(await a.ids()).toEqual([1, 2, 3]);
+    expect(a.reads).toEqual(["counter"]);
+  });
+});
+
+describe("after creates a list reads only the new ids and the holes", () => {
+  it("lists a lower id whose put lands after a higher id was listed (ids out of order)", async () => {
+    const { table, writer, create } = await setup();
+    await create("one");
+    const two = await writer.nextId(soon());
+    await create("three");
+    const a = container(store.db, table);
+    expect(await a.ids()).toEqual([1, 3]);
+    await writer.put(two, { name: "two" }, "r-two", soon());
+    expect(await a.ids()).toEqual([1, 2, 3]);
+    expect(a.reads).toEqual(["counter", "ids 2"]);
+    await create("four");
+    expect(await a.ids()).toEqual([1, 2, 3, 4]);
+    expect(a.reads).toEqual(["counter", "range 4-4"]);
+  });
+});
+
+describe("a list never misses a create answered 201 before it began", () => {
+  it("lists a create that landed between another list's counter read and its Query", async () => {
+    const { table, create, writer, landUncommitted } = await setup();
+    await create("one");
+    const a = container(store.db, table);
+    const counter = await a.list.version(soon());
+    await landUncommitted(await writer.nextId(soon()));
+    await create("three");
+    const raced = await a.list.categories(counter, soon());
+    expect(raced.map((c) => c.id)).toEqual([1]);
+    expect(await a.ids()).toEqual([1, 2, 3]);
+  });
+
+  it("lists another container's creates in a container whose cache is older", async () => {
+    const { table, create } = await setup();
+    const a = container(store.db, table);
+    const b = container(store.db, table);
+    await create("one");
+    expect(await a.ids()).toEqual([1]);
+    expect(await b.ids()).toEqual([1]);
+    await create("two");
+    expect(await b.ids()).toEqual([1, 2]);
+    expect(await a.ids()).toEqual([1, 2]);
+  });
+});
+
+describe("a withdrawn create is not listed after its withdrawal, even by a cache that saw it", () => {
+  it("drops a category whose commit failed after a container had listed its landed put", async () => {
+    const { table, create, writer } = await setup();
+    await create("one");
+    const a = container(store.db, table);
+    const faulty = new CategoryStore(store.client, table);
+    const id = await writer.nextId(soon());
+    // The put lands at once but its answer is held past the deadline: the create must fail.
+    store.proxy.inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 600 });
+    const failing = faulty.put(id, { name: "doomed" }, "r-doomed", Date.now() + 300);
+    await new Promise((done) => setTimeout(done, 100));
+    expect(await a.ids()).toEqual([1, 2]);
+    await expect(failing).rejects.toThrow();
+    expect(await a.ids()).toEqual([1]);
+    expect(await container(store.db, table).ids()).toEqual([1]);
+  });
+
+  it("hides an id while its withdrawal is unfinished", async () => {
+    const { table, create } = await setup();
+    await create("one");
+    await create("two");
+    const a = container(store.db, table);
+    expect(await a.ids()).toEqual([1, 2]);
+    await new Table(store.db, table).update(
+      keys.categoryCounter,
+      {
+        text: "SET #w = :t ADD version :one, withdrawals :one",
+        names: { "#w": "withdrawing#2" },
+        values: { ":t": 1, ":one": 1 },
+      },
+      soon(),
+    );
+    expect(await a.ids()).toEqual([1]);
+  });
+});
