@@ -9,7 +9,7 @@
  * Query page is 1 unit per 4 KB of its items' total size, rounded up; GetItem and BatchGetItem
  * 1 unit per item per 4 KB, rounded up; consistent reads at full price).
  *
- *   node bench/listCost.ts    (prints the table; `listCost()` returns it for bench/results.json)
+ *   node bench/listCost.ts [sizes…]   (prints the table; `listCost()` returns it for bench/results.json)
  */
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -193,7 +193,12 @@ export function printListCost(rows: readonly ListCostRow[]): void {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await listCost();
+  const sizes = process.argv.slice(2).map(Number);
+  if (sizes.some((size) => !Number.isSafeInteger(size) || size < 1)) {
+    console.error("usage: node bench/listCost.ts [category counts…], e.g. 100 10000 50000");
+    process.exit(2);
+  }
+  const rows = await listCost(sizes.length > 0 ? sizes : undefined);
   printListCost(rows);
   console.log(JSON.stringify(rows));
 }
