@@ -3,13 +3,11 @@
  * (UpdateItem ADD), so concurrent creates never share one; a create that fails after taking an
  * id leaves a gap, never a duplicate.
  */
-import type { Clock } from "../clock.ts";
-import { systemClock } from "../clock.ts";
-import type { DynamoDb, Item } from "../dynamodb.ts";
+import type { Item } from "../dynamodb.ts";
 import { isConditionFailure } from "../table/errors.ts";
 import { num, text } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
-import { Table } from "../table/table.ts";
+import { TableRepository } from "./tableRepository.ts";
 
 export interface NewCategory {
   readonly name: string;
@@ -38,17 +36,9 @@ export interface CategoryRepository {
  */
 const withdrawBudgetMs = 200;
 
-export class CategoryStore implements CategoryRepository {
-  readonly #table: Table;
-  readonly #now: Clock;
-
-  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
-    this.#table = new Table(db, tableName);
-    this.#now = now;
-  }
-
+export class CategoryStore extends TableRepository implements CategoryRepository {
   async list(deadline: number): Promise<Category[]> {
-    const items = await this.#table.queryAll(
+    const items = await this.table.queryAll(
       {
         partition: partitions.category,
         consistent: true,
@@ -71,9 +61,9 @@ export class CategoryStore implements CategoryRepository {
     deadline: number,
   ): Promise<Category> {
     const stored: Category = { id, ...category };
-    const fields = { ...stored, createdAt: new Date(this.#now()).toISOString(), requestId };
+    const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
     try {
-      await this.#table.put(keys.category(id), fields, deadline, {
+      await this.table.put(keys.category(id), fields, deadline, {
         text: "attribute_not_exists(pk)",
       });
       return stored;
@@ -94,12 +84,12 @@ export class CategoryStore implements CategoryRepository {
   }
 
   async get(id: number, deadline: number): Promise<Category | undefined> {
-    const item = await this.#table.get(keys.category(id), deadline);
+    const item = await this.table.get(keys.category(id), deadline);
     return item && toCategory(item);
   }
 
   async nextId(deadline: number): Promise<number> {
-    const attributes = await this.#table.update(
+    const attributes = await this.table.update(
       keys.categoryCounter,
       { text: "ADD #v :one", names: { "#v": "value" }, values: { ":one": 1 } },
       deadline,
@@ -113,7 +103,7 @@ export class CategoryStore implements CategoryRepository {
   }
 
   async #isOwnWrite(id: number, requestId: string, deadline: number): Promise<boolean> {
-    const item = await this.#table.get(keys.category(id), deadline);
+    const item = await this.table.get(keys.category(id), deadline);
     return item !== undefined && text(item, "requestId") === requestId;
   }
 
@@ -124,7 +114,7 @@ export class CategoryStore implements CategoryRepository {
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
     try {
-      await this.#table.delete(keys.category(id), this.#now() + withdrawBudgetMs, {
+      await this.table.delete(keys.category(id), this.now() + withdrawBudgetMs, {
         text: "requestId = :me",
         values: { ":me": requestId },
       });
