@@ -53,7 +53,7 @@ export function createServiceDeps(options: DepsOptions = {}): ServiceDeps {
   });
   const keys = new ApiKeyStore(db, config.tableName, now);
   const categories = new CategoryStore(db, config.tableName, now);
-  const records = new IdempotencyRecordStore(db, config.tableName);
+  const records = new IdempotencyRecordStore(db, config.tableName, now);
   return {
     config,
     now,

@@ -1,7 +1,7 @@
 /**
  * Every failure the service reports is an ApiError: a code, a status and a message a person can
  * act on. They are created here and turned into the Error shape in one place (`toErrorResponse`
- * in lib/http.ts), so no other module decides what an error looks like on the wire.
+ * in lib/http/errorResponse.ts), so no other module decides what an error looks like on the wire.
  */
 export type ErrorCode =
   | "invalid_json"

@@ -3,14 +3,12 @@
  * (UpdateItem ADD), so concurrent creates never share one; a create that fails after taking an
  * id leaves a gap, never a duplicate.
  */
-import type { Clock } from "../clock.ts";
-import { systemClock } from "../clock.ts";
-import type { DynamoDb, Item } from "../dynamodb.ts";
+import type { Item } from "../dynamodb.ts";
 import { isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
-import { Table } from "../table/table.ts";
+import { TableRepository } from "./tableRepository.ts";
 
 export interface NewCategory {
   readonly name: string;
@@ -44,17 +42,9 @@ export interface CategoryRepository {
  */
 const withdrawBudgetMs = 200;
 
-export class CategoryStore implements CategoryRepository {
-  readonly #table: Table;
-  readonly #now: Clock;
-
-  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
-    this.#table = new Table(db, tableName);
-    this.#now = now;
-  }
-
+export class CategoryStore extends TableRepository implements CategoryRepository {
   async list(deadline: number): Promise<Category[]> {
-    const items = await this.#table.queryAll(
+    const items = await this.table.queryAll(
       {
         partition: partitions.category,
         consistent: true,
@@ -77,7 +67,7 @@ export class CategoryStore implements CategoryRepository {
     deadline: number,
   ): Promise<Category> {
     const stored: Category = { id, ...category };
-    const fields = { ...stored, createdAt: new Date(this.#now()).toISOString(), requestId };
+    const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
       await this.commit(id, deadline);
@@ -93,7 +83,7 @@ export class CategoryStore implements CategoryRepository {
   /** A conditional put; a retried put whose first attempt landed is recognised as our own. */
   async #putOwn(id: number, fields: Fields, requestId: string, deadline: number): Promise<void> {
     try {
-      await this.#table.put(keys.category(id), fields, deadline, {
+      await this.table.put(keys.category(id), fields, deadline, {
         text: "attribute_not_exists(pk)",
       });
     } catch (error) {
@@ -104,7 +94,7 @@ export class CategoryStore implements CategoryRepository {
 
   async commit(id: number, deadline: number): Promise<void> {
     // Also ends any earlier withdrawal of this id: an Idempotency-Key repeat may store it again.
-    await this.#table.update(
+    await this.table.update(
       keys.categoryCounter,
       {
         text: "ADD version :one REMOVE #w",
@@ -116,17 +106,17 @@ export class CategoryStore implements CategoryRepository {
   }
 
   async get(id: number, deadline: number): Promise<Category | undefined> {
-    const item = await this.#table.get(keys.category(id), deadline);
+    const item = await this.table.get(keys.category(id), deadline);
     return item && toCategory(item);
   }
 
   async nextId(deadline: number): Promise<number> {
-    const attributes = await this.#table.update(
+    const attributes = await this.table.update(
       keys.categoryCounter,
       {
         text: "ADD #v :one SET epoch = if_not_exists(epoch, :now)",
         names: { "#v": "value" },
-        values: { ":one": 1, ":now": this.#now().toString(36) },
+        values: { ":one": 1, ":now": this.now().toString(36) },
       },
       deadline,
       { returnNew: true },
@@ -139,7 +129,7 @@ export class CategoryStore implements CategoryRepository {
   }
 
   async #isOwnWrite(id: number, requestId: string, deadline: number): Promise<boolean> {
-    const item = await this.#table.get(keys.category(id), deadline);
+    const item = await this.table.get(keys.category(id), deadline);
     return item !== undefined && text(item, "requestId") === requestId;
   }
 
@@ -151,7 +141,7 @@ export class CategoryStore implements CategoryRepository {
    * the delete, each step bumping the list version (lib/categoryList/cache.ts).
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
-    const deadline = this.#now() + withdrawBudgetMs;
+    const deadline = this.now() + withdrawBudgetMs;
     const step = async (write: () => Promise<unknown>): Promise<void> => {
       try {
         await write();
@@ -165,22 +155,22 @@ export class CategoryStore implements CategoryRepository {
     const bump = "ADD version :one, withdrawals :one";
     if (landed) {
       await step(() =>
-        this.#table.update(
+        this.table.update(
           keys.categoryCounter,
-          { text: `SET #w = :now ${bump}`, names, values: { ":one": 1, ":now": this.#now() } },
+          { text: `SET #w = :now ${bump}`, names, values: { ":one": 1, ":now": this.now() } },
           deadline,
         ),
       );
     }
     await step(() =>
-      this.#table.delete(keys.category(id), deadline, {
+      this.table.delete(keys.category(id), deadline, {
         text: "requestId = :me",
         values: { ":me": requestId },
       }),
     );
     if (landed) {
       await step(() =>
-        this.#table.update(
+        this.table.update(
           keys.categoryCounter,
           { text: `REMOVE #w ${bump}`, names, values: { ":one": 1 } },
           deadline,

@@ -5,11 +5,11 @@
  */
 import type { CounterState, Found } from "../categoryList/cache.ts";
 import { emptyCounter } from "../categoryList/cache.ts";
-import type { DynamoDb, Item } from "../dynamodb.ts";
+import type { Item } from "../dynamodb.ts";
 import { num, text } from "../table/item.ts";
 import { categorySortKey, keys, partitions } from "../table/schema.ts";
-import { Table } from "../table/table.ts";
 import { toCategory, withdrawingPrefix } from "./categories.ts";
+import { TableRepository } from "./tableRepository.ts";
 
 export interface CategoryListSource {
   /** The counter: last id taken, list version, withdrawals (one read unit). */
@@ -22,15 +22,9 @@ export interface CategoryListSource {
 
 const listed = ["id", "name", "description", "createdAt"];
 
-export class CategoryReader implements CategoryListSource {
-  readonly #table: Table;
-
-  constructor(db: DynamoDb, tableName: string) {
-    this.#table = new Table(db, tableName);
-  }
-
+export class CategoryReader extends TableRepository implements CategoryListSource {
   async readCounter(deadline: number): Promise<CounterState> {
-    const item = await this.#table.get(keys.categoryCounter, deadline);
+    const item = await this.table.get(keys.categoryCounter, deadline);
     if (!item) return emptyCounter;
     return {
       epoch: text(item, "epoch") ?? emptyCounter.epoch,
@@ -44,7 +38,7 @@ export class CategoryReader implements CategoryListSource {
   }
 
   async readRange(low: number, high: number, deadline: number): Promise<Found[]> {
-    const items = await this.#table.queryAll(
+    const items = await this.table.queryAll(
       {
         partition: partitions.category,
         range: { between: [categorySortKey(low), categorySortKey(high)] },
@@ -57,7 +51,7 @@ export class CategoryReader implements CategoryListSource {
   }
 
   async readIds(ids: readonly number[], deadline: number): Promise<Found[]> {
-    const items = await this.#table.batchGet(ids.map(keys.category), deadline, listed);
+    const items = await this.table.batchGet(ids.map(keys.category), deadline, listed);
     return items.map(toFound);
   }
 }

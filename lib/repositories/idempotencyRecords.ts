@@ -3,7 +3,7 @@
  * Every write but the first claim is conditional on the caller still owning the record, so a
  * request that was taken over can change nothing; each answers false when its condition failed.
  */
-import type { DynamoDb, Item } from "../dynamodb.ts";
+import type { Item } from "../dynamodb.ts";
 import type { Category } from "./categories.ts";
 import type { IdempotencyRecord, RecordKey } from "../idempotency/record.ts";
 import { expiresAtSeconds, isExpired } from "../idempotency/record.ts";
@@ -12,7 +12,7 @@ import { num, text } from "../table/item.ts";
 import type { Key } from "../table/schema.ts";
 import { keys } from "../table/schema.ts";
 import type { Expression } from "../table/table.ts";
-import { Table } from "../table/table.ts";
+import { TableRepository } from "./tableRepository.ts";
 
 export interface Claim {
   readonly fingerprint: string;
@@ -41,17 +41,11 @@ const ownedBy = (owner: string, extra = ""): Expression => ({
   values: { ":me": owner },
 });
 
-export class IdempotencyRecordStore implements IdempotencyRecordRepository {
-  readonly #table: Table;
-
-  constructor(db: DynamoDb, tableName: string) {
-    this.#table = new Table(db, tableName);
-  }
-
+export class IdempotencyRecordStore extends TableRepository implements IdempotencyRecordRepository {
   claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<boolean> {
     const fields = { ...claim, ttl: expiresAtSeconds(now) };
     return conditionHeld(
-      this.#table.put(keyOf(key), fields, deadline, {
+      this.table.put(keyOf(key), fields, deadline, {
         text: "attribute_not_exists(pk) OR #ttl < :nowSeconds",
         names: { "#ttl": "ttl" },
         values: { ":nowSeconds": Math.floor(now / 1000) },
@@ -64,7 +58,7 @@ export class IdempotencyRecordStore implements IdempotencyRecordRepository {
     now: number,
     deadline: number,
   ): Promise<IdempotencyRecord | undefined> {
-    const item = await this.#table.get(keyOf(key), deadline);
+    const item = await this.table.get(keyOf(key), deadline);
     return item && toRecord(item, now);
   }
 
@@ -75,7 +69,7 @@ export class IdempotencyRecordStore implements IdempotencyRecordRepository {
     deadline: number,
   ): Promise<boolean> {
     return conditionHeld(
-      this.#table.update(
+      this.table.update(
         keyOf(key),
         {
           text: "SET #owner = :owner, lockUntil = :lockUntil",
@@ -109,7 +103,7 @@ export class IdempotencyRecordStore implements IdempotencyRecordRepository {
   }
 
   async release(key: RecordKey, owner: string, deadline: number): Promise<void> {
-    await this.#table.delete(
+    await this.table.delete(
       keyOf(key),
       deadline,
       ownedBy(owner, " AND attribute_not_exists(categoryId)"),
@@ -123,7 +117,7 @@ export class IdempotencyRecordStore implements IdempotencyRecordRepository {
     deadline: number,
   ): Promise<boolean> {
     return conditionHeld(
-      this.#table.update(keyOf(key), update, deadline, { condition: ownedBy(owner) }),
+      this.table.update(keyOf(key), update, deadline, { condition: ownedBy(owner) }),
     );
   }
 }
