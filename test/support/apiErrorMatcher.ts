@@ -13,28 +13,14 @@
  */
 import { expect } from "vitest";
 
-/** What the matcher reads from a handler response or an HTTP answer. */
-type ErrorAnswer =
-  | {
-      readonly statusCode: number;
-      readonly headers?: Readonly<Record<string, unknown>>;
-      readonly body: string;
-      readonly isBase64Encoded?: boolean | undefined;
-    }
-  | {
-      readonly status: number;
-      readonly headers: Readonly<Record<string, unknown>>;
-      readonly text: string;
-      readonly isBase64Encoded?: boolean | undefined;
-    };
-
 interface ApiErrorMatchers<R = unknown> {
   toBeApiError(status: number, code?: string, message?: RegExp | string): R;
 }
 
 declare module "vitest" {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unused-vars
-  interface Assertion<T = unknown> extends ApiErrorMatchers<T> {}
+  // The type parameter must read as vitest declares it.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-explicit-any
+  interface Assertion<T = any> extends ApiErrorMatchers<T> {}
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface AsymmetricMatchersContaining extends ApiErrorMatchers {}
 }
@@ -46,12 +32,25 @@ const contractHeaders: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
 };
 
-function read(received: unknown): { status: unknown; headers: Record<string, unknown>; text: unknown; base64: unknown } | undefined {
+interface Read {
+  readonly status: unknown;
+  readonly headers: Readonly<Record<string, unknown>>;
+  readonly text: unknown;
+  readonly base64: unknown;
+}
+
+/** A handler response ({statusCode, headers, body, isBase64Encoded}) or an HTTP answer ({status, headers, text}). */
+function read(received: unknown): Read | undefined {
   if (typeof received !== "object" || received === null) return undefined;
   const answer = received as Record<string, unknown>;
   const headers = (answer.headers ?? {}) as Record<string, unknown>;
   if ("statusCode" in answer) {
-    return { status: answer.statusCode, headers, text: answer.body, base64: answer.isBase64Encoded };
+    return {
+      status: answer.statusCode,
+      headers,
+      text: answer.body,
+      base64: answer.isBase64Encoded,
+    };
   }
   if ("status" in answer && "text" in answer) {
     return { status: answer.status, headers, text: answer.text, base64: answer.isBase64Encoded };
@@ -69,10 +68,13 @@ export function apiErrorProblems(
   const answer = read(received);
   if (!answer) return ["is neither a handler response nor an HTTP answer"];
   const problems: string[] = [];
-  if (answer.status !== status) problems.push(`HTTP status is ${String(answer.status)}, not ${status}`);
+  if (answer.status !== status)
+    problems.push(`HTTP status is ${String(answer.status)}, not ${status}`);
   for (const [name, value] of Object.entries(contractHeaders)) {
     if (answer.headers[name] !== value) {
-      problems.push(`${name} is ${JSON.stringify(answer.headers[name])}, not ${JSON.stringify(value)}`);
+      problems.push(
+        `${name} is ${JSON.stringify(answer.headers[name])}, not ${JSON.stringify(value)}`,
+      );
     }
   }
   if (answer.base64 === true) problems.push("the body is base64-encoded");

@@ -32,7 +32,9 @@ export default class SkipReporter implements Reporter {
     for (const [line, count] of lines) log(`${line} (${count} test${count === 1 ? "" : "s"})`);
     const seed = this.vitest?.config.sequence.seed;
     if (this.vitest?.config.sequence.shuffle && seed !== undefined) {
-      log(`Tests ran in shuffled order, seed ${seed}; replay: npx vitest run --sequence.seed=${seed}`);
+      log(
+        `Tests ran in shuffled order, seed ${seed}; replay: npx vitest run --sequence.seed=${seed}`,
+      );
     }
   }
 }
