@@ -7,13 +7,16 @@ import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import { startServer } from "../support/localServer.ts";
 
-const dataDir = join(mkdtempSync(join(tmpdir(), "petstore-persist-")), "dynamodb");
+const root = mkdtempSync(join(tmpdir(), "petstore-persist-"));
 afterAll(() => {
-  rmSync(join(dataDir, ".."), { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
 });
+/** Each test's own data folder: what one test stores, no other sees. */
+const freshDataDir = (): string => mkdtempSync(join(root, "dynamodb-"));
 
 describe("data survives a restart of the local server", () => {
   it("lists what was created before the restart and continues the id sequence", async () => {
+    const dataDir = freshDataDir();
     const fixedKey = "petstore_persistence-test-key";
     const first = await startServer({ dataDir, apiKey: fixedKey });
     const dog = (await createCategory(first.baseUrl, fixedKey, { name: "dog" })).json<Category>();
@@ -34,6 +37,7 @@ describe("data survives a restart of the local server", () => {
   });
 
   it("revokes the previous run's generated key when it issues a new one", async () => {
+    const dataDir = freshDataDir();
     const first = await startServer({ dataDir });
     const oldKey = first.apiKey;
     await first.stop();
