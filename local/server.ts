@@ -14,6 +14,7 @@ import { ApiKeyStore } from "../lib/apiKeyStore.ts";
 import { pathMatches } from "../lib/routes.ts";
 import { fromResult, gatewayError, lambdaContext, toEvent } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";
+import { docsAnswer, isDocsPath } from "./docsPage.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
 import { localFunctionEnv } from "./functionEnv.ts";
 import type { FunctionSpec } from "./template.ts";
@@ -94,6 +95,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       return;
     }
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    // Local only: the API reference (npm run docs); API Gateway serves no such route.
+    if (isDocsPath(path) && (request.method === "GET" || request.method === "HEAD")) {
+      send(response, await docsAnswer());
+      return;
+    }
     const route = routes.find((r) => r.method === request.method && pathMatches(r.pattern, path));
     const spec = route?.spec ?? fallback;
     const handler = spec && handlers.get(spec.name);
