@@ -54,6 +54,11 @@ export function withStabilityBadges(document: Mapping): Mapping {
   return document;
 }
 
+function titleOf(document: Mapping): string {
+  const title = isMapping(document.info) ? document.info.title : undefined;
+  return typeof title === "string" ? title : "API reference";
+}
+
 /** Builds the page into `output` (written whole, then moved into place). */
 export async function buildDocs(output: string = docsFile): Promise<void> {
   const document = withStabilityBadges(parse(readFileSync(openApiFile, "utf8")) as Mapping);
@@ -73,7 +78,7 @@ export async function buildDocs(output: string = docsFile): Promise<void> {
         "--inlineBundle",
         "--lint-config=off",
         "--openapi.schemaDefinitionsTagName=Schemas",
-        `--title=${String((document.info as Mapping | undefined)?.title ?? "API reference")}`,
+        `--title=${titleOf(document)}`,
         `--output=${page}`,
       ],
       {
