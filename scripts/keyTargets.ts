@@ -23,7 +23,7 @@ export class KeysTargetError extends Error {
 }
 
 /** How long one command may wait for a stage before it gives up. */
-export const stageBudgetMs = 8000;
+export const stageBudgetMs = 5000;
 
 export async function localTarget(env: NodeJS.ProcessEnv): Promise<Target> {
   const dataDir = resolve(projectRoot, env.DATA_DIR ?? ".data/dynamodb");
@@ -49,7 +49,7 @@ export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promis
   const db = new DynamoDb({
     region,
     endpoint,
-    attemptTimeoutMs: 3000,
+    attemptTimeoutMs: 2000,
     credentials: () => credentialsWithin(provider, stage, stageBudgetMs / 2),
   });
   const table = `petstore-${stage}`;
