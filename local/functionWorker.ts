@@ -20,12 +20,12 @@ const post = (message: FromWorker): void => {
 };
 
 for (const stream of ["stdout", "stderr"] as const) {
-  process[stream].write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  process[stream].write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
     post({ type: stream, text: typeof chunk === "string" ? chunk : Buffer.from(chunk).toString() });
-    const callback = rest.find((arg) => typeof arg === "function") as (() => void) | undefined;
+    const callback = rest.find((arg): arg is () => void => typeof arg === "function");
     callback?.();
     return true;
-  }) as typeof process.stdout.write;
+  };
 }
 
 let handler: Handler | undefined;

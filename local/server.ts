@@ -83,7 +83,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const { dataDir } = options;
     if (dataDir) {
       writeEndpointFile(dataDir, dynamo.endpoint);
-      cleanup.push(() => Promise.resolve(removeEndpointFile(dataDir)));
+      cleanup.push(() => {
+        removeEndpointFile(dataDir);
+        return Promise.resolve();
+      });
     }
     const { port } = server.address() as AddressInfo;
     return {

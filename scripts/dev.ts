@@ -10,7 +10,8 @@ import type { Plugin } from "esbuild";
 import { functionBuilds } from "./build.ts";
 import { banner, startFromCommandLine, stopOnSignals } from "./start.ts";
 
-let reload: (() => Promise<void>) | undefined;
+/** Set once the server runs: builds before that are the first ones. */
+const live: { reload?: () => Promise<void> } = {};
 let pending: NodeJS.Timeout | undefined;
 
 /** Resolves after the bundle's first build; later successful builds reload the server once. */
@@ -23,10 +24,10 @@ function watching(): { plugin: Plugin; built: Promise<void> } {
       build.onEnd((result) => {
         firstBuild();
         // esbuild printed any errors; the code that built last keeps serving.
-        if (result.errors.length > 0 || !reload) return;
+        if (result.errors.length > 0 || !live.reload) return;
         clearTimeout(pending);
         pending = setTimeout(() => {
-          void reload?.().then(() => {
+          void live.reload?.().then(() => {
             const time = new Date().toLocaleTimeString();
             process.stderr.write(`[dev] ${time} rebuilt; serving the new code\n`);
           });
@@ -44,7 +45,7 @@ const contexts = await Promise.all(
 await Promise.all(contexts.map((ctx) => ctx.watch()));
 await Promise.all(builds.map(({ built }) => built));
 const server = await startFromCommandLine(process.argv.slice(2));
-reload = () => server.reload();
+live.reload = () => server.reload();
 process.stderr.write(banner(server));
 process.stderr.write("[dev] watching functions/ and lib/; changes are served without a restart\n");
 stopOnSignals(server, async () => {

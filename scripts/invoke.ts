@@ -14,13 +14,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { ApiKeyStore, hashApiKey } from "../lib/apiKeyStore.ts";
 import { CategoryStore } from "../lib/store.ts";
 import { FunctionHost } from "../local/functionHost.ts";
 import type { FunctionError } from "../local/functionProtocol.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
+import { describeBody, notAnHttpApiEvent } from "../local/apiGatewayEvent.ts";
 import { localTableName } from "../local/localKeys.ts";
 import { assertStoreReachable } from "../local/storeCheck.ts";
 import type { FunctionSpec } from "../local/template.ts";
@@ -82,20 +82,6 @@ function parseCommandLine(): { spec: FunctionSpec; event: unknown; seed: number 
   return { spec, event, seed };
 }
 
-/** What the event lacks to be one API Gateway would send (payload format 2.0), if anything. */
-function notAnHttpApiEvent(event: unknown): string | undefined {
-  if (typeof event !== "object" || event === null || Array.isArray(event))
-    return "it is not a JSON object";
-  const { version, routeKey, rawPath, headers, requestContext } = event as Record<string, unknown>;
-  if (version !== "2.0") return 'it has no "version": "2.0"';
-  if (typeof routeKey !== "string") return 'it has no "routeKey"';
-  if (typeof rawPath !== "string") return 'it has no "rawPath"';
-  if (typeof headers !== "object" || headers === null) return 'it has no "headers" object';
-  const http = (requestContext as { http?: { method?: unknown } } | undefined)?.http;
-  if (typeof http?.method !== "string") return 'it has no "requestContext.http.method"';
-  return undefined;
-}
-
 /** The bundle is rebuilt when it is missing or older than anything it is built from. */
 function bundleIsStale(spec: FunctionSpec): boolean {
   const bundle = resolve(spec.codeDir, spec.handlerFile);
@@ -137,30 +123,6 @@ async function prepareStore(endpoint: string, seed: number): Promise<void> {
   } finally {
     db.close();
   }
-}
-
-/** A compressed result body stays base64 in the result; a person gets to read it here. */
-function describeBody(result: unknown): string {
-  if (typeof result !== "object" || result === null) return "";
-  const { body, isBase64Encoded, headers } = result as {
-    body?: unknown;
-    isBase64Encoded?: unknown;
-    headers?: Record<string, unknown>;
-  };
-  if (isBase64Encoded !== true || typeof body !== "string") return "";
-  const bytes = Buffer.from(body, "base64");
-  const encoding = headers?.["content-encoding"];
-  let text: string;
-  try {
-    if (encoding === "gzip") text = gunzipSync(bytes).toString("utf8");
-    else if (encoding === "br") text = brotliDecompressSync(bytes).toString("utf8");
-    else text = bytes.toString("utf8");
-  } catch (error) {
-    return `note: the ${String(encoding)} body does not decompress: ${String(error)}\n`;
-  }
-  const shown = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} characters)` : text;
-  const what = typeof encoding === "string" ? `${encoding}-compressed ` : "";
-  return `note: the body is base64 of ${bytes.length} ${what}bytes; decoded:\n${shown}\n`;
 }
 
 /** How Lambda reports a function error (init or handler) to a synchronous caller. */

@@ -57,7 +57,11 @@ function expectOneLine(exit: Exit, message: RegExp): void {
 
 function listening(): Promise<Server> {
   const server = createServer();
-  return new Promise((done) => server.listen(0, "127.0.0.1", () => done(server)));
+  return new Promise((done) => {
+    server.listen(0, "127.0.0.1", () => {
+      done(server);
+    });
+  });
 }
 
 function portOf(server: Server): number {
