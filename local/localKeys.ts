@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/apiKeyStore.ts";
 import type { DynamoDb } from "../lib/dynamodb.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
+import { assertStoreReachable } from "./storeCheck.ts";
 
 export const localTableName = "petstore-local";
 export const localKeyLabel = "local-server";
@@ -87,6 +88,7 @@ export async function openLocalStore(dataDir: string): Promise<LocalStore> {
   if (running) {
     const db = localClient(running);
     try {
+      await assertStoreReachable(running, 1000);
       await ensureTable(db, localTableName);
       return storeOf(db, () => Promise.resolve());
     } catch {
