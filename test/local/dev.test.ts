@@ -74,7 +74,7 @@ describe("npm run dev rebuilds on change and serves the new code without a resta
     let message = "";
     while (Date.now() < deadline) {
       message = await ordersMessage(baseUrl, apiKey);
-      if (message.startsWith("the orders API (edited)")) break;
+      if (message.startsWith("the orders API (edited)") && stderr().includes("rebuilt")) break;
       await new Promise((done) => setTimeout(done, 200));
     }
     expect(message).toMatch(/^the orders API \(edited\) is not implemented/);
