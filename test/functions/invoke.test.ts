@@ -78,7 +78,7 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     expect(report.errorMessage).toMatch(/STORE_ATTEMPT_TIMEOUT_MS/);
   });
 
-  it("leaves its own environment alone: the function gets the store settings, the shell keeps its own", () => {
+  it("gives the function the local store's settings whatever the shell has set", () => {
     const run = invokeWith({ TABLE_NAME: "not-this-one" }, "listCategories", "events/list-ok.json");
     expect(run.status, run.stderr).toBe(0);
     expect(printedResult(run.stdout).statusCode).toBe(200);
