@@ -23,7 +23,8 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
     .use(errorResponse())
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
-      const decision = decideFallback(routes, request.event.rawPath);
+      const { rawPath, requestContext } = request.event;
+      const decision = decideFallback(routes, rawPath, requestContext.http.method);
       throw decision.kind === "not_found"
         ? errors.notFound()
         : errors.methodNotAllowed(decision.path, decision.allow);
