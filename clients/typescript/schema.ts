@@ -122,7 +122,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "invalid_idempotency_key" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "response_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+            code: "invalid_json" | "invalid_body" | "invalid_idempotency_key" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "response_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "bad_request" | "request_timeout" | "request_header_fields_too_large";
             /** @description Human-readable description of the error, to help a person fix the request. */
             message: string;
             /** @description The HTTP status code of the response. */
@@ -152,6 +152,8 @@ export interface components {
          *     rule (the message names the field and the rule).
          *     `invalid_idempotency_key`: the `Idempotency-Key` header is not 1 to 255 printable ASCII
          *     characters.
+         *     `bad_request`: the HTTP request itself is malformed (for example no `Host` header); the
+         *     local server answers this, API Gateway answers such requests itself.
          */
         BadRequest: {
             headers: {
@@ -169,7 +171,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["Error"] & {
                     /** @enum {unknown} */
-                    code?: "invalid_json" | "invalid_body" | "invalid_idempotency_key";
+                    code?: "invalid_json" | "invalid_body" | "invalid_idempotency_key" | "bad_request";
                     /** @constant */
                     status?: 400;
                 };
@@ -341,6 +343,45 @@ export interface components {
             };
         };
         /**
+         * @description The request (headers and body) did not arrive within API Gateway's 30 s: the local server
+         *     answers `request_timeout`; API Gateway answers such requests itself (a `GatewayMessage`).
+         */
+        RequestTimeout: {
+            headers: {
+                "Cache-Control": components["headers"]["ServiceCacheControl"];
+                "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": (components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "request_timeout";
+                    /** @constant */
+                    status?: 408;
+                }) | components["schemas"]["GatewayMessage"];
+            };
+        };
+        /**
+         * @description The request headers are too large: the local server answers
+         *     `request_header_fields_too_large`; API Gateway answers such requests itself (a
+         *     `GatewayMessage`).
+         */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                "Cache-Control": components["headers"]["ServiceCacheControl"];
+                "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": (components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "request_header_fields_too_large";
+                    /** @constant */
+                    status?: 431;
+                }) | components["schemas"]["GatewayMessage"];
+            };
+        };
+        /**
          * @description API Gateway's own answer (a `GatewayMessage`): the stage's request rate or burst limit is
          *     exceeded. Retry with exponential backoff and jitter.
          */
@@ -475,7 +516,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["ResponseTooLarge"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -538,11 +581,13 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -561,7 +606,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description The pets API is not implemented in this version. */
             501: {
@@ -590,7 +637,9 @@ export interface operations {
         requestBody?: never;
         responses: {
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             /** @description The store orders API is not implemented in this version. */
             501: {

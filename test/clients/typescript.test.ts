@@ -42,7 +42,12 @@ describe("errors are narrowed by code", () => {
     expect(response.status).toBe(401);
     if (!error || !isServiceError(error)) throw new Error("expected the service's Error");
     expectTypeOf(error.code).toEqualTypeOf<
-      "unauthorized" | "response_too_large" | "internal_error" | "service_unavailable"
+      | "unauthorized"
+      | "response_too_large"
+      | "request_timeout"
+      | "request_header_fields_too_large"
+      | "internal_error"
+      | "service_unavailable"
     >();
     expect(error.code).toBe("unauthorized");
   });
