@@ -1,246 +1,160 @@
-/** The bench's human output: the console table, the Markdown tables for the docs, and targets. */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import * as prettier from "prettier";
-import type { Variant } from "./bundle.ts";
-import type { FunctionRow, Regression, Results, ScaleRow } from "./results.ts";
-import { lambdaResultLimitBytes, ratio } from "./results.ts";
+/** The bench's console output: calibration, the per-size table, costs and the chosen sizes. */
+import { benchFunctions, variants } from "./bundle.ts";
+import type { Results, WarmRow } from "./results.ts";
+import { headroom, sizingTargets } from "./results.ts";
 
 const ms = (value: number): string =>
-  value >= 100
-    ? `${value.toFixed(0)} ms`
-    : value >= 10
-      ? `${value.toFixed(1)} ms`
-      : `${value.toFixed(2)} ms`;
-const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} KB`;
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(2)} MB`;
-const x = (value: number): string => `${value.toFixed(2)}×`;
+  Number.isNaN(value)
+    ? "-"
+    : value >= 100
+      ? value.toFixed(0)
+      : value >= 10
+        ? value.toFixed(1)
+        : value.toFixed(2);
+const dollars = (value: number): string => `$${value.toFixed(2)}`;
 
-type Cell = string;
-const functionColumns = [
-  "bundle",
-  "import",
-  "1st invocation",
-  "warm p50",
-  "warm p99",
-  "warm CPU",
-  "peak RSS",
-];
-
-function functionCells(row: FunctionRow): Cell[] {
-  return [
-    kb(row.bundleBytes),
-    ms(row.importMs.value),
-    ms(row.firstMs.value),
-    ms(row.warmP50Ms.value),
-    ms(row.warmP99Ms.value),
-    ms(row.warmCpuMs.value),
-    `${row.peakRssMb.value.toFixed(1)} MB`,
-  ];
-}
-
-function ratioCells(ours: FunctionRow, other: FunctionRow): Cell[] {
-  return [
-    x(ratio(ours.bundleBytes, other.bundleBytes)),
-    x(ratio(ours.importMs.value, other.importMs.value)),
-    x(ratio(ours.firstMs.value, other.firstMs.value)),
-    x(ratio(ours.warmP50Ms.value, other.warmP50Ms.value)),
-    x(ratio(ours.warmP99Ms.value, other.warmP99Ms.value)),
-    x(ratio(ours.warmCpuMs.value, other.warmCpuMs.value)),
-    x(ratio(ours.peakRssMb.value, other.peakRssMb.value)),
-  ];
-}
-
-const ratioPairs: readonly (readonly [Variant, Variant])[] = [
-  ["ours", "limit"],
-  ["ours", "typical"],
-  ["deployed", "ours"],
-];
-
-function functionTable(results: Results): Cell[][] {
-  const table: Cell[][] = [["function", "variant", ...functionColumns]];
-  const fns = [...new Set(results.functions.map((row) => row.fn))];
-  for (const fn of fns) {
-    const rows = results.functions.filter((row) => row.fn === fn);
-    for (const row of rows) table.push([fn, row.variant, ...functionCells(row)]);
-    for (const [top, bottom] of ratioPairs) {
-      const a = rows.find((row) => row.variant === top);
-      const b = rows.find((row) => row.variant === bottom);
-      if (a && b) table.push([fn, `${top} / ${bottom}`, ...ratioCells(a, b)]);
-    }
-  }
-  return table;
-}
-
-const scaleColumns = [
-  "categories",
-  "variant",
-  "accept-encoding",
-  "status",
-  "handler",
-  "per 1,000",
-  "CPU",
-  "peak RSS",
-  "JSON",
-  "sent",
-  "result < 6 MB",
-];
-
-function scaleCells(row: ScaleRow): Cell[] {
-  return [
-    row.count.toLocaleString("en-US"),
-    row.variant,
-    row.encoding,
-    String(row.status),
-    ms(row.handlerMs.value),
-    ms((row.handlerMs.value / row.count) * 1000),
-    ms(row.cpuMs.value),
-    `${row.peakRssMb.toFixed(1)} MB`,
-    mb(row.plainBytes),
-    row.encoding === "none" ? "" : mb(row.bodyBytes),
-    row.status !== 200
-      ? "refused (406)"
-      : row.resultBytes < lambdaResultLimitBytes
-        ? `yes (${mb(row.resultBytes)})`
-        : `NO (${mb(row.resultBytes)})`,
-  ];
-}
-
-function scaleTable(results: Results): Cell[][] {
-  return [scaleColumns, ...results.scaling.map(scaleCells)];
-}
-
-function targetTable(results: Results): Cell[][] {
-  return [
-    ["target", "measured", "limit", "met"],
-    ...results.targets.map((t) => [
-      t.name,
-      t.value,
-      t.limit,
-      t.required ? (t.met ? "yes" : "NO") : t.met ? "yes (info)" : "no (info)",
-    ]),
-  ];
-}
-
-function text(table: readonly Cell[][]): string {
-  const widths = (table[0] ?? []).map((_, column) =>
-    Math.max(...table.map((row) => (row[column] ?? "").length)),
+/** Columns padded to their widest cell; the first two left-aligned, the rest right-aligned. */
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = (rows[0] ?? []).map((_, c) =>
+    Math.max(...rows.map((row) => (row[c] ?? "").length)),
   );
-  return table
+  return rows
     .map((row) =>
       row
-        .map((cell, column) => {
-          const width = widths[column] ?? 0;
-          return column < 2 ? cell.padEnd(width) : cell.padStart(width);
-        })
+        .map((cell, c) => (c < 2 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0)))
         .join("  ")
         .trimEnd(),
     )
     .join("\n");
 }
 
-function markdown(table: readonly Cell[][]): string {
-  const [head = [], ...body] = table;
-  const line = (row: readonly Cell[]): string => `| ${row.join(" | ")} |`;
-  const rule = `|${head.map((_, column) => (column < 2 ? " --- " : " ---: ")).join("|")}|`;
-  return [line(head), rule, ...body.map(line)].join("\n");
-}
+const workloadsOf = (results: Results): string[] => [
+  ...new Set(results.warm.map((row) => row.workload)),
+];
+const sizesOf = (results: Results): number[] => [
+  ...new Set(results.warm.map((row) => row.memoryMb)),
+];
 
-/** The Markdown the full run puts between the bench markers of README.md (its Performance section). */
-export function markdownTables(results: Results): string {
-  const { machine } = results;
-  return [
-    `Measured ${results.date.slice(0, 10)} by \`npm run bench\` (${results.durationSeconds.toFixed(0)} s) on ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
-    "",
-    markdown(functionTable(results)),
-    "",
-    ...(deployedLine(results) ? [deployedLine(results), ""] : []),
-    markdown(scaleTable(results)),
-    "",
-    markdown(targetTable(results)),
-  ].join("\n");
-}
-
-export const beginMarker = "<!-- bench:begin (written by npm run bench) -->";
-export const endMarker = "<!-- bench:end -->";
-
-/**
- * Replaces what is between the markers, if the file has them (leaves it alone otherwise), and
- * formats the file with the project's Prettier settings, so `npm run lint` stays green.
- */
-export async function updateMarkedSection(path: string, content: string): Promise<void> {
-  if (!existsSync(path)) return;
-  const current = readFileSync(path, "utf8");
-  const begin = current.indexOf(beginMarker);
-  const end = current.indexOf(endMarker);
-  if (begin < 0 || end < begin) return;
-  const replaced = `${current.slice(0, begin + beginMarker.length)}\n\n${content}\n\n${current.slice(end)}`;
-  const options = (await prettier.resolveConfig(path)) ?? {};
-  const next = await prettier.format(replaced, { ...options, filepath: path });
-  if (next !== current) writeFileSync(path, next);
-}
-
-function deployedLine(results: Results): string {
-  const options = results.settings.deployedNodeOptions;
-  return typeof options === "string" && options !== ""
-    ? `"deployed" is our bundle run with NODE_OPTIONS="${options}", as infra/template.yaml sets it.`
-    : "";
-}
-
-function percent(value: number): string {
-  return `${value >= 0 ? "+" : ""}${(value * 100).toFixed(1)} %`;
-}
-
-/**
- * Prints everything and returns how many targets were missed plus how many regressions have no
- * note in bench/notes.json.
- */
-export function printReport(
+function find(
   results: Results,
-  regressions: readonly Regression[],
-  previousDate: string | undefined,
-): number {
+  memoryMb: number,
+  variant: string,
+  workload: string,
+): WarmRow | undefined {
+  return results.warm.find(
+    (r) => r.memoryMb === memoryMb && r.variant === variant && r.workload === workload,
+  );
+}
+
+function latencyTable(results: Results): string {
+  const workloads = workloadsOf(results);
+  const head = [
+    "size",
+    "variant",
+    "cold create",
+    "cold list",
+    ...workloads.map((w) => `${w} p50/p99`),
+    "peak RSS",
+  ];
+  const rows = [head];
+  for (const memoryMb of sizesOf(results)) {
+    for (const variant of variants) {
+      const cold = (fn: string): string => {
+        const row = results.cold.find(
+          (r) => r.memoryMb === memoryMb && r.variant === variant && r.fn === fn,
+        );
+        return row ? `${ms(row.importMs)}+${ms(row.firstMs)}` : "-";
+      };
+      const own = results.warm.filter((r) => r.memoryMb === memoryMb && r.variant === variant);
+      const peak = Math.max(...own.map((r) => r.peakRssMb));
+      const cells = workloads.map((w) => {
+        const row = find(results, memoryMb, variant, w);
+        return row ? `${ms(row.p50Ms)}/${ms(row.p99Ms)}` : "";
+      });
+      const risk = own.some((r) => r.oomRisk) ? " OOM RISK" : "";
+      rows.push([
+        `${memoryMb} MB`,
+        variant,
+        cold("createCategory"),
+        cold("listCategories"),
+        ...cells,
+        `${peak.toFixed(0)} MB${risk}`,
+      ]);
+    }
+  }
+  return table(rows);
+}
+
+function costTable(results: Results): string {
+  const workloads = workloadsOf(results);
+  const rows = [["size", "variant", ...workloads.map((w) => `${w} $/1M`)]];
+  for (const memoryMb of sizesOf(results)) {
+    for (const variant of ["ours", "typical"]) {
+      rows.push([
+        `${memoryMb} MB`,
+        variant,
+        ...workloads.map((w) => {
+          const row = find(results, memoryMb, variant, w);
+          return row ? dollars(row.costPerMillion.total) : "";
+        }),
+      ]);
+    }
+  }
+  const units = workloads.map((w) => {
+    const row = results.warm.find((r) => r.workload === w && r.variant === "ours");
+    return `${w}: ${String(row?.readUnits)} RRU + ${String(row?.writeUnits)} WRU`;
+  });
+  return `${table(rows)}\nDynamoDB units per request (ours, from ReturnConsumedCapacity): ${units.join("; ")}`;
+}
+
+export function printReport(results: Results, periodUs: number): void {
   const out = (line = ""): void => {
     process.stdout.write(`${line}\n`);
   };
   out();
-  out(
-    `Functions (medians; ${results.mode} mode; warm: ${results.functions[0]?.invocations ?? 0} invocations per variant)`,
-  );
-  out(text(functionTable(results)));
-  const deployedNote = deployedLine(results);
-  if (deployedNote) out(deployedNote);
-  out();
-  out("List scaling (the list function, one process per row)");
-  out(text(scaleTable(results)));
-  out();
-  out("Targets");
-  out(text(targetTable(results)));
-  out();
-  if (previousDate !== undefined) {
-    out(`Against the previous bench/results.json (${previousDate}), net of the machine's drift:`);
-    if (regressions.length === 0) out("  no figure worse by more than its noise allowance");
-    for (const r of regressions) {
-      const drift =
-        r.drift === undefined ? "" : `, limit ${percent(r.drift)}, net ${percent(r.adjusted)}`;
-      const note = r.note === undefined ? "" : `: ${r.note}`;
-      out(
-        `  ${r.note === undefined ? "REGRESSION" : "noted"}  ${r.id}: ${r.before} → ${r.after} ${r.unit} (${percent(r.change)}${drift}; allowance ${percent(r.allowance)})${note}`,
-      );
-    }
-  } else if (results.mode === "full") {
-    out("No previous full bench/results.json to compare with.");
-  }
-  const missed = results.targets.filter((t) => t.required && !t.met).length;
-  const unexplained = regressions.filter((r) => r.note === undefined).length;
-  out();
-  if (results.mode === "quick") {
-    out("Quick mode: figures are informational; the benchmark ran and every answer was right.");
-  } else {
+  out(`Machine: ${results.machine}; ${results.mode} mode; ${results.date}`);
+  if (!results.cpuShareEnforced)
+    out("CPU share NOT enforced (no writable cgroup): every figure is at FULL SPEED.");
+  else {
     out(
-      missed === 0 && unexplained === 0
-        ? "Every target met; no unexplained regression."
-        : `${missed} target(s) missed, ${unexplained} unexplained regression(s): explain each in bench/notes.json as "<figure id>": { "upTo": <new value>, "why": "..." }.`,
+      `CPU share: cgroup v1 quota = size ÷ 1,769 MB of one core per ${periodUs / 1000} ms period.`,
+    );
+    out(`Calibration: a fixed loop takes ${ms(results.referenceLoopMs)} ms on a full core.`);
+    out(
+      table([
+        ["size", "share", "loop ms", "slowdown", "expected", "wall/CPU", "check"],
+        ...results.calibration.map((c) => [
+          `${c.memoryMb} MB`,
+          c.share.toFixed(3),
+          ms(c.wallMs),
+          `${c.slowdown.toFixed(2)}×`,
+          `${(1 / c.share).toFixed(2)}×`,
+          `${c.wallPerCpu.toFixed(2)}×`,
+          c.ok ? "ok" : "QUOTA NOT APPLIED",
+        ]),
+      ]),
     );
   }
-  return missed + unexplained;
+  out();
+  out(
+    `Warm ms p50/p99 and cold start ms (import+first call), per size. OOM RISK: peak RSS over ${headroom * 100} % of the size.`,
+  );
+  out(latencyTable(results));
+  out();
+  out(
+    "Cost per million requests (Lambda arm64 + HTTP API + DynamoDB on-demand; prices in bench/cost.ts)",
+  );
+  out(costTable(results));
+  out();
+  for (const target of results.targets)
+    out(`${target.met ? "met   " : "MISSED"}  ${target.name}: ${target.value}`);
+  for (const fn of benchFunctions) {
+    const target = sizingTargets[fn];
+    out(
+      `MemorySize ${fn}: ${results.recommendation[fn]} MB (cheapest with p99 < ${target.p99Ms} ms for ${target.workloads.join(" and ")}, RSS ≤ ${headroom * 100} %)`,
+    );
+  }
+  for (const finding of results.findings) out(`- ${finding}`);
+  if (results.mode === "quick")
+    out("Quick mode: the figures are informational; the benchmark ran and every answer was right.");
 }

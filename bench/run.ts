@@ -1,447 +1,332 @@
 /**
- * `npm run bench`: cold start, warm latency, memory and list scaling of the service's functions,
- * side by side with the limit (bare handlers, same store calls) and the typical stack (middy +
- * AWS SDK v3), in one run, alternating, against one embedded store. Prints a table with every
- * target met or not, writes bench/results.json and bench/chart.svg, and compares with the previous
- * results.json.
+ * `npm run bench`: the functions under Lambda's CPU share at each memory size, side by side with
+ * the limit (bare handlers, same store calls) and the typical stack (middy + AWS SDK v3), against
+ * one embedded store. Per size: cold start, warm p50/p99 of a create and of lists, peak RSS, and
+ * the cost per million requests; then each function's cheapest MemorySize that meets its target.
+ * Prints the tables and writes bench/results.json (README's Performance section is written by hand).
  *
- * `npm run bench -- --quick` (CI): the same code paths with few samples and small lists, in
- * seconds; writes only under .bench-tmp/ and fails only when the benchmark itself is broken (an
- * exception or a wrong answer), never on figures.
+ * `--quick` (CI): one size under its quota, few calls, in seconds; writes under .bench-tmp/ and
+ * fails only when the benchmark is broken (an exception, a wrong answer, a variant making other
+ * store calls, a quota that does not slow the calibration loop), never on figures.
+ *
+ * To add a workload (a new list design, say), add it to `workloads` with the table it reads: its
+ * latency, read units and cost per million appear in every table.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { projectRoot } from "../local/template.ts";
+import { mean, median, percentile } from "../scripts/lib/stats.ts";
 import type { BenchFunction, Bundles, Variant } from "./bundle.ts";
 import { benchFunctions, buildAll, deployedNodeOptions, tmpDir, variants } from "./bundle.ts";
-import { renderChart } from "./chart.ts";
-import { categoriesEvent, descriptionLength, seedTable } from "./data.ts";
-import type { StoreTarget } from "./measure.ts";
-import { runChild } from "./measure.ts";
-import type { ChildResult, ChildTask, Expectation } from "./protocol.ts";
-import { printReport, updateMarkedSection, markdownTables } from "./report.ts";
-import type { Encoding, FunctionRow, Measured, Notes, Results, ScaleRow } from "./results.ts";
-import { figuresOf, lambdaResultLimitBytes, regressionsOf, targetsOf } from "./results.ts";
-import { median, medianNoise, percentile } from "./stats.ts";
+import type { CalibrateResult, MeasureResult, MeasureTask } from "./child.ts";
+import { costPerMillion } from "./cost.ts";
+import { categoriesEvent, seedTable } from "./data.ts";
+import { printReport } from "./report.ts";
+import type { Calibration, ColdRow, Results, WarmRow } from "./results.ts";
+import { compressionFindings, headroom, importTarget, recommend } from "./results.ts";
+import type { Sandbox, Store } from "./sandbox.ts";
+import { closeSandbox, openSandbox, periodUs, runChild } from "./sandbox.ts";
 import { startRecordingProxy } from "./storeCalls.ts";
 
-interface Plan {
-  readonly mode: "full" | "quick";
-  /** Fresh processes per variant and function for import time and first invocation. */
-  readonly coldRuns: number;
-  /** Warm processes per variant and function, alternating. */
-  readonly warmRounds: number;
-  readonly warmup: number;
-  /** Recorded warm invocations per process. */
-  readonly iterations: number;
-  /** Categories in the table the warm list reads. */
-  readonly listSize: number;
-  readonly scaleSizes: readonly number[];
-  /** Recorded invocations per scaling process (after one unrecorded first), by list size. */
-  readonly scaleIterations: (count: number) => number;
-}
+const quick = process.argv.includes("--quick");
+const plan = quick
+  ? { sizes: [512], coldRuns: 1, minCalls: 5, maxCalls: 40, budgetMs: 300, listSizes: [100, 1000] }
+  : {
+      sizes: [128, 256, 512, 1024, 1769],
+      coldRuns: 3,
+      minCalls: 20,
+      maxCalls: 400,
+      budgetMs: 2500,
+      listSizes: [100, 1000, 10_000],
+    };
 
-const plans: Readonly<Record<"full" | "quick", Plan>> = {
-  full: {
-    mode: "full",
-    coldRuns: 15,
-    warmRounds: 3,
-    warmup: 100,
-    iterations: 1000,
-    listSize: 100,
-    scaleSizes: [1000, 10_000, 50_000],
-    // Small lists are quick and their few milliseconds are noisy: more samples there.
-    scaleIterations: (count) => (count <= 2000 ? 9 : count <= 10_000 ? 5 : 3),
-  },
-  quick: {
-    mode: "quick",
-    coldRuns: 2,
-    warmRounds: 1,
-    warmup: 20,
-    iterations: 100,
-    listSize: 100,
-    scaleSizes: [200, 1000, 2000],
-    scaleIterations: () => 1,
-  },
+interface Workload {
+  readonly id: string;
+  readonly fn: BenchFunction;
+  /** Categories in the table read; 0 for the create table. */
+  readonly count: number;
+  readonly acceptEncoding?: string;
+  readonly variants: readonly Variant[];
+}
+const createName = "Bench category";
+const workloads: Workload[] = [
+  { id: "create", fn: "createCategory", count: 0, variants },
+  ...plan.listSizes.map((count) => ({
+    id: `list ${count.toLocaleString("en-US")}`,
+    fn: "listCategories" as const,
+    count,
+    variants,
+  })),
+  // What a browser gets: compressed. Ours only, the others do not compress.
+  ...plan.listSizes
+    .filter((count) => count >= 1000)
+    .map((count) => ({
+      id: `list ${count.toLocaleString("en-US")} br`,
+      fn: "listCategories" as const,
+      count,
+      acceptEncoding: "br",
+      variants: ["ours"] as const,
+    })),
+];
+const calibrationRounds = 60_000_000;
+const nodeOptions = deployedNodeOptions();
+const started = performance.now();
+const phase = (name: string): void => {
+  process.stderr.write(
+    `[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${name}\n`,
+  );
 };
 
-const plan = plans[process.argv.includes("--quick") ? "quick" : "full"];
-const nodeOptions = deployedNodeOptions();
-/** The compared three, and our bundle under the template's NODE_OPTIONS when it sets any. */
-const measuredVariants: readonly Variant[] = nodeOptions ? [...variants, "deployed"] : variants;
-const optionsOf = (variant: Variant): string => (variant === "deployed" ? nodeOptions : "");
-const benchDir = resolve(projectRoot, "bench");
-const resultsPath =
-  plan.mode === "full" ? resolve(benchDir, "results.json") : resolve(tmpDir, "results-quick.json");
-const chartPath =
-  plan.mode === "full" ? resolve(benchDir, "chart.svg") : resolve(tmpDir, "chart-quick.svg");
-const notesPath = resolve(benchDir, "notes.json");
-const started = performance.now();
-
-function phase(name: string): void {
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  process.stderr.write(`[bench ${seconds.padStart(5)} s] ${name}\n`);
-}
-
-/** Each round starts with a different variant, so drift over the run is shared out evenly. */
-function rotated<T>(list: readonly T[], by: number): T[] {
-  const shift = by % list.length;
-  return [...list.slice(shift), ...list.slice(0, shift)];
-}
-
-function measured(samples: readonly number[], digits = 3): Measured {
-  const scale = 10 ** digits;
+function task(bundles: Bundles, variant: Variant, workload: Workload, warm: boolean): MeasureTask {
+  const create = workload.fn === "createCategory";
+  const body = create
+    ? JSON.stringify({ name: createName, description: "A first night at home." })
+    : undefined;
   return {
-    value: Math.round(median(samples) * scale) / scale,
-    noise: Math.round(medianNoise(samples) * 1000) / 1000,
-    samples: samples.length,
+    bundle: bundles[variant][workload.fn].path,
+    functionName: workload.fn,
+    event: categoriesEvent(create ? "POST" : "GET", body, workload.acceptEncoding),
+    expect: create ? { kind: "create", name: createName } : { kind: "list", count: workload.count },
+    minCalls: warm ? plan.minCalls : 0,
+    maxCalls: warm ? plan.maxCalls : 0,
+    budgetMs: warm ? plan.budgetMs : 0,
+    settleMs: periodUs / 1000,
   };
 }
 
-const createName = "Bench category";
-const createEvent = categoriesEvent({
-  method: "POST",
-  body: JSON.stringify({
-    name: createName,
-    description: "Everything a small dog needs for a first night at home.",
-  }),
-});
-const listEvent = categoriesEvent({ method: "GET" });
-
-interface Workload {
-  readonly event: ChildTask["event"];
-  readonly expect: Expectation;
-  readonly store: StoreTarget;
+/** The calibration loop at full speed, then under each size's quota; the run stops if a quota does not bite. */
+async function calibrate(
+  child: string,
+  sandboxes: readonly Sandbox[],
+): Promise<{ referenceMs: number; rows: Calibration[] }> {
+  const run = (sandbox: Sandbox) =>
+    runChild<CalibrateResult>(child, { calibrate: calibrationRounds }, sandbox);
+  const reference = await run({ memoryMb: 0, share: 1, group: undefined });
+  const rows: Calibration[] = [];
+  for (const sandbox of sandboxes.filter((s) => s.group)) {
+    const loop = await run(sandbox);
+    const wallPerCpu = loop.wallMs / loop.cpuMs;
+    // A busy machine only adds to the wall time: a quota that is enforced can never go under 1/share.
+    const ok = wallPerCpu >= 0.8 / sandbox.share;
+    rows.push({
+      memoryMb: sandbox.memoryMb,
+      share: sandbox.share,
+      wallMs: loop.wallMs,
+      slowdown: loop.wallMs / reference.wallMs,
+      wallPerCpu,
+      ok,
+    });
+  }
+  return { referenceMs: reference.wallMs, rows };
 }
 
-interface Collected {
-  importMs: number[];
-  firstMs: number[];
-  durationsMs: number[];
-  roundP50: number[];
-  roundP99: number[];
-  cpuMs: number[];
-  rssMb: number[];
-  digests: Set<string>;
-}
-
-/**
- * Runs each variant's function twice through a recording proxy and fails the run unless the
- * limit and the typical stack made exactly the service's store calls: otherwise the comparison
- * would not be like for like.
- */
-async function checkSameStoreCalls(
+/** Every variant through the recording proxy once per workload: same calls as ours, and ours' units per request. */
+async function storeUnits(
   bundles: Bundles,
   child: string,
-  storeEndpoint: string,
-  workloads: Readonly<Record<BenchFunction, Workload>>,
-): Promise<void> {
-  phase("check: the variants make the same store calls");
-  const proxy = await startRecordingProxy(storeEndpoint);
+  endpoint: string,
+): Promise<Map<string, { readUnits: number; writeUnits: number }>> {
+  const proxy = await startRecordingProxy(endpoint);
+  const units = new Map<string, { readUnits: number; writeUnits: number }>();
+  const fullSpeed: Sandbox = { memoryMb: 1769, share: 1, group: undefined };
   try {
-    for (const fn of benchFunctions) {
-      const seen = new Map<Variant, string[]>();
-      for (const variant of variants) {
-        await runChild(
+    for (const workload of workloads) {
+      const store = { endpoint: proxy.endpoint, table: tableOf(workload) };
+      const seen = new Map<Variant, string>();
+      for (const variant of workload.variants) {
+        await runChild<MeasureResult>(
           child,
-          {
-            bundle: bundles[variant][fn].path,
-            functionName: fn,
-            event: workloads[fn].event,
-            expect: workloads[fn].expect,
-            warmup: 0,
-            iterations: 1,
-            collectGarbage: false,
-          },
-          { endpoint: proxy.endpoint, table: workloads[fn].store.table },
+          task(bundles, variant, workload, false),
+          fullSpeed,
+          store,
+          nodeOptions,
         );
-        seen.set(variant, proxy.take());
+        const recorded = proxy.take();
+        seen.set(variant, recorded.calls.join("\n"));
+        if (variant === "ours") units.set(workload.id, recorded);
       }
-      const ours = (seen.get("ours") ?? []).join("\n");
       for (const [variant, calls] of seen) {
-        if (calls.join("\n") !== ours) {
+        if (calls !== seen.get("ours"))
           throw new Error(
-            `broken benchmark: ${variant} ${fn} does not make the service's store calls\n` +
-              `ours:\n${ours}\n${variant}:\n${calls.join("\n")}`,
+            `broken benchmark: ${variant} ${workload.id} makes other store calls:\n${calls}\nours:\n${String(seen.get("ours"))}`,
           );
-        }
       }
     }
   } finally {
     await proxy.close();
   }
+  return units;
 }
 
-async function measureFunctions(
+const tableOf = (workload: Workload): string =>
+  workload.count === 0 ? "bench-create" : `bench-list-${workload.count}`;
+
+async function measureSize(
   bundles: Bundles,
   child: string,
-  workloads: Readonly<Record<BenchFunction, Workload>>,
-): Promise<FunctionRow[]> {
-  const collected = new Map<string, Collected>();
-  const slot = (fn: BenchFunction, variant: Variant): Collected => {
-    const key = `${fn}/${variant}`;
-    let found = collected.get(key);
-    if (!found) {
-      found = {
-        importMs: [],
-        firstMs: [],
-        durationsMs: [],
-        roundP50: [],
-        roundP99: [],
-        cpuMs: [],
-        rssMb: [],
-        digests: new Set(),
-      };
-      collected.set(key, found);
-    }
-    return found;
-  };
-  const task = (fn: BenchFunction, variant: Variant, warm: boolean): ChildTask => ({
-    bundle: bundles[variant][fn].path,
-    functionName: fn,
-    event: workloads[fn].event,
-    expect: workloads[fn].expect,
-    warmup: warm ? plan.warmup : 0,
-    iterations: warm ? plan.iterations : 0,
-    collectGarbage: false,
-  });
-
-  phase(`cold: ${plan.coldRuns} fresh processes per variant and function`);
-  for (let run = 0; run < plan.coldRuns; run++) {
-    for (const fn of benchFunctions) {
-      for (const variant of rotated(measuredVariants, run)) {
-        const result = await runChild(
-          child,
-          task(fn, variant, false),
-          workloads[fn].store,
-          optionsOf(variant),
-        );
-        slot(fn, variant).importMs.push(result.importMs);
-        slot(fn, variant).firstMs.push(result.firstMs);
-      }
-    }
-  }
-
-  phase(`warm: ${plan.warmRounds} × ${plan.iterations} invocations per variant and function`);
-  for (let round = 0; round < plan.warmRounds; round++) {
-    for (const fn of benchFunctions) {
-      for (const variant of rotated(measuredVariants, round)) {
-        const result: ChildResult = await runChild(
-          child,
-          task(fn, variant, true),
-          workloads[fn].store,
-          optionsOf(variant),
-        );
-        const into = slot(fn, variant);
-        into.durationsMs.push(...result.durationsMs);
-        into.roundP50.push(median(result.durationsMs));
-        into.roundP99.push(percentile(result.durationsMs, 99));
-        into.cpuMs.push(...result.cpuMs);
-        into.rssMb.push(result.maxRssBytes / 1e6);
-        if (result.answer.digest) into.digests.add(result.answer.digest);
-      }
-    }
-  }
-
-  const rows: FunctionRow[] = [];
-  for (const fn of benchFunctions) {
-    const digests = new Set(measuredVariants.flatMap((variant) => [...slot(fn, variant).digests]));
-    if (digests.size > 1) throw new Error(`wrong answer: the variants' ${fn} answers differ`);
-    for (const variant of measuredVariants) {
-      const data = slot(fn, variant);
-      const p50 = measured(data.durationsMs);
-      const p99 = percentile(data.durationsMs, 99);
-      rows.push({
-        fn,
-        variant,
-        bundleBytes: bundles[variant][fn].bytes,
-        importMs: measured(data.importMs),
-        firstMs: measured(data.firstMs),
-        // The pooled median, with the round-to-round spread as its noise.
-        warmP50Ms: { ...p50, noise: Math.max(p50.noise, measured(data.roundP50).noise) },
-        warmP99Ms: {
-          value: Math.round(p99 * 1000) / 1000,
-          noise: measured(data.roundP99).noise,
-          samples: data.durationsMs.length,
-        },
-        warmCpuMs: measured(data.cpuMs),
-        peakRssMb: measured(data.rssMb, 1),
-        invocations: data.durationsMs.length,
-      });
-    }
-  }
-  return rows;
-}
-
-const scaleCases: readonly { variant: Variant; encoding: Encoding }[] = [
-  { variant: "ours", encoding: "none" },
-  { variant: "ours", encoding: "gzip" },
-  { variant: "ours", encoding: "br" },
-  { variant: "limit", encoding: "none" },
-  { variant: "typical", encoding: "none" },
-];
-
-async function measureScaling(
-  bundles: Bundles,
-  child: string,
+  sandbox: Sandbox,
   endpoint: string,
-  tables: ReadonlyMap<number, string>,
-): Promise<ScaleRow[]> {
-  phase(`scaling: list of ${plan.scaleSizes.join(", ")} categories`);
-  const rows: ScaleRow[] = [];
-  for (const count of plan.scaleSizes) {
-    const table = tables.get(count);
-    if (table === undefined) throw new Error(`no table seeded with ${count} categories`);
-    for (const { variant, encoding } of scaleCases) {
-      const result = await runChild(
-        child,
-        {
-          bundle: bundles[variant].listCategories.path,
-          functionName: "listCategories",
-          event: categoriesEvent({
-            method: "GET",
-            ...(encoding !== "none" && { acceptEncoding: encoding }),
-          }),
-          // Uncompressed, the service refuses (406) a list over the response limit; the others send it.
-          expect: encoding === "none" ? { kind: "list-or-406", count } : { kind: "list", count },
-          warmup: 0,
-          iterations: plan.scaleIterations(count),
-          collectGarbage: true,
-        },
-        { endpoint, table },
-      );
-      const { answer } = result;
-      if (variant !== "ours" && answer.status !== 200) {
-        throw new Error(`wrong answer: ${variant} answered ${answer.status} for ${count}`);
+  units: Map<string, { readUnits: number; writeUnits: number }>,
+): Promise<{ cold: ColdRow[]; warm: WarmRow[] }> {
+  const cold: ColdRow[] = [];
+  const warm: WarmRow[] = [];
+  const store = (workload: Workload): Store => ({ endpoint, table: tableOf(workload) });
+  const optionsOf = (variant: Variant): string => (variant === "ours" ? nodeOptions : "");
+  for (const fn of benchFunctions) {
+    const first = workloads.find((w) => w.fn === fn) ?? workloads[0];
+    if (!first) continue;
+    for (const variant of variants) {
+      const runs: MeasureResult[] = [];
+      for (let run = 0; run < plan.coldRuns; run++) {
+        runs.push(
+          await runChild<MeasureResult>(
+            child,
+            task(bundles, variant, first, false),
+            sandbox,
+            store(first),
+            optionsOf(variant),
+          ),
+        );
       }
-      if (variant === "ours" && encoding === "none") {
-        const fits = answer.status === 200 ? answer.resultBytes <= lambdaResultLimitBytes : false;
-        const tooLarge = answer.status === 406;
-        if (!fits && !tooLarge) {
-          throw new Error(`wrong answer: ${answer.resultBytes} B returned uncompressed`);
-        }
-      }
-      rows.push({
-        count,
+      cold.push({
+        memoryMb: sandbox.memoryMb,
         variant,
-        encoding,
-        status: answer.status,
-        handlerMs: measured(result.durationsMs, 1),
-        cpuMs: measured(result.cpuMs, 1),
-        peakRssMb: Math.round(result.maxRssBytes / 1e5) / 10,
-        plainBytes: answer.plainBytes,
-        bodyBytes: answer.bodyBytes,
-        resultBytes: answer.resultBytes,
-        categories: answer.count,
+        fn,
+        bundleBytes: bundles[variant][fn].bytes,
+        importMs: median(runs.map((r) => r.importMs)),
+        firstMs: median(runs.map((r) => r.firstMs)),
       });
     }
   }
-  return rows;
-}
-
-function readJson(path: string): unknown {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as unknown) : undefined;
-}
-
-/**
- * The baseline: bench/results.json as committed (HEAD), so that running the bench twice cannot
- * launder a regression into the baseline; the working copy when there is no committed one.
- */
-function previousResults(): Partial<Results> | undefined {
-  try {
-    const committed = execFileSync("git", ["show", "HEAD:bench/results.json"], {
-      cwd: projectRoot,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    return JSON.parse(committed) as Partial<Results>;
-  } catch {
-    return readJson(resolve(benchDir, "results.json")) as Partial<Results> | undefined;
+  for (const workload of workloads) {
+    for (const variant of workload.variants) {
+      const result = await runChild<MeasureResult>(
+        child,
+        task(bundles, variant, workload, true),
+        sandbox,
+        store(workload),
+        optionsOf(variant),
+      );
+      const peakRssMb = result.maxRssBytes / 1e6;
+      const used = units.get(workload.id) ?? { readUnits: Number.NaN, writeUnits: Number.NaN };
+      warm.push({
+        memoryMb: sandbox.memoryMb,
+        variant,
+        workload: workload.id,
+        fn: workload.fn,
+        calls: result.durationsMs.length,
+        p50Ms: median(result.durationsMs),
+        p99Ms: percentile(result.durationsMs, 99),
+        peakRssMb,
+        oomRisk: peakRssMb > headroom * sandbox.memoryMb,
+        readUnits: used.readUnits,
+        writeUnits: used.writeUnits,
+        costPerMillion: costPerMillion(sandbox.memoryMb, result.durationsMs, used),
+      });
+    }
   }
+  return { cold, warm };
+}
+
+function importTargets(cold: readonly ColdRow[]): Results["targets"] {
+  return benchFunctions.map((fn) => {
+    const ratios = plan.sizes.map((memoryMb) => {
+      const at = (variant: Variant): number =>
+        cold.find((r) => r.fn === fn && r.variant === variant && r.memoryMb === memoryMb)
+          ?.importMs ?? Number.NaN;
+      return at("ours") / at("typical");
+    });
+    const worst = Math.max(...ratios);
+    return {
+      name: `${fn}: import vs typical, worst size`,
+      value: `${worst.toFixed(3)}× (≤ ${importTarget}×)`,
+      met: worst <= importTarget,
+    };
+  });
 }
 
 async function main(): Promise<number> {
   mkdirSync(tmpDir, { recursive: true });
-  phase("build: npm run build's bundles, the limit and the typical variants");
+  phase("build: npm run build's bundles, the limit and the typical variants, the child");
   const { bundles, child } = await buildAll();
-
-  phase("store: embedded DynamoDB (dynalite), seeding tables");
+  const opened = plan.sizes.map(openSandbox);
+  const problem = opened.find((o) => o.problem)?.problem;
+  if (problem) process.stderr.write(`bench: ${problem}\n`);
+  const sandboxes = opened.map((o) => o.sandbox);
   const dynamo = await startEmbeddedDynamo();
   const db = localClient(dynamo.endpoint);
   try {
-    await seedTable(db, "bench-list", plan.listSize);
-    await seedTable(db, "bench-create", 0);
-    const scaleTables = new Map<number, string>();
-    for (const count of plan.scaleSizes) {
-      const table = `bench-list-${count}`;
-      await seedTable(db, table, count);
-      scaleTables.set(count, table);
+    phase(`store: seeding tables of ${plan.listSizes.join(", ")} categories`);
+    for (const count of [0, ...plan.listSizes])
+      await seedTable(db, count === 0 ? "bench-create" : `bench-list-${count}`, count);
+    phase("calibration: a fixed CPU-bound loop at full speed and under each quota");
+    const calibration = await calibrate(child, sandboxes);
+    const broken = calibration.rows.filter((row) => !row.ok);
+    if (broken.length > 0)
+      throw new Error(
+        `broken benchmark: the CPU quota did not slow the loop at ${broken.map((r) => `${r.memoryMb} MB`).join(", ")}`,
+      );
+    phase("store calls: every variant makes ours' calls; ours' read and write units");
+    const units = await storeUnits(bundles, child, dynamo.endpoint);
+    const cold: ColdRow[] = [];
+    const warm: WarmRow[] = [];
+    for (const sandbox of sandboxes) {
+      phase(
+        `${sandbox.memoryMb} MB (${(sandbox.share * 100).toFixed(1)} % of a core${sandbox.group ? "" : ", NOT enforced"})`,
+      );
+      const measured = await measureSize(bundles, child, sandbox, dynamo.endpoint, units);
+      cold.push(...measured.cold);
+      warm.push(...measured.warm);
     }
-    const store = (table: string): StoreTarget => ({ endpoint: dynamo.endpoint, table });
-    const workloads: Record<BenchFunction, Workload> = {
-      listCategories: {
-        event: listEvent,
-        expect: { kind: "list", count: plan.listSize },
-        store: store("bench-list"),
-      },
-      createCategory: {
-        event: createEvent,
-        expect: { kind: "create", name: createName },
-        store: store("bench-create"),
-      },
-    };
-    await checkSameStoreCalls(bundles, child, dynamo.endpoint, workloads);
-    const rows = await measureFunctions(bundles, child, workloads);
-    const scaling = await measureScaling(bundles, child, dynamo.endpoint, scaleTables);
-
-    const figures = figuresOf(rows, scaling);
-    // Quick figures are too few to compare; a full run compares with the committed results.
-    const last = previousResults();
-    const previous =
-      plan.mode === "full" && last?.version === 1 && last.mode === "full" ? last : undefined;
-    const notes = (readJson(notesPath) ?? {}) as Notes;
-    const regressions = previous ? regressionsOf(previous.figures ?? [], figures, notes) : [];
+    const chosen = Object.fromEntries(
+      benchFunctions.map((fn) => [fn, recommend(warm, plan.sizes, fn)]),
+    );
     const results: Results = {
-      version: 1,
-      mode: plan.mode,
+      version: 2,
+      mode: quick ? "quick" : "full",
       date: new Date().toISOString(),
-      machine: {
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? "unknown",
+      machine: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}, Node ${process.version}`,
+      durationSeconds: Math.round((performance.now() - started) / 1000),
+      cpuShareEnforced: problem === undefined,
+      referenceLoopMs: calibration.referenceMs,
+      calibration: calibration.rows,
+      cold,
+      warm,
+      targets: importTargets(cold),
+      recommendation: {
+        listCategories: chosen.listCategories?.memoryMb ?? 0,
+        createCategory: chosen.createCategory?.memoryMb ?? 0,
       },
-      durationSeconds: Math.round((performance.now() - started) / 100) / 10,
-      settings: {
-        coldRuns: plan.coldRuns,
-        warmRounds: plan.warmRounds,
-        warmInvocationsPerRound: plan.iterations,
-        warmupInvocations: plan.warmup,
-        deployedNodeOptions: nodeOptions,
-        warmListSize: plan.listSize,
-        scaleIterations: plan.scaleSizes.map((count) => plan.scaleIterations(count)).join("/"),
-        descriptionLength,
-      },
-      functions: rows,
-      scaling,
-      targets: targetsOf(rows, scaling, benchFunctions),
-      figures,
+      findings: [
+        ...benchFunctions
+          .filter((fn) => chosen[fn]?.met === false)
+          .map(
+            (fn) => `${fn}: no size meets its p99 target with headroom; the largest is recommended`,
+          ),
+        ...compressionFindings(warm, plan.sizes),
+      ],
     };
-    writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
-    writeFileSync(chartPath, renderChart(results));
-    if (plan.mode === "full") {
-      const tables = markdownTables(results);
-      await updateMarkedSection(resolve(projectRoot, "README.md"), tables);
-    }
-    const failures = printReport(results, regressions, previous?.date);
-    phase(`done: wrote ${resultsPath} and ${chartPath}`);
-    return plan.mode === "full" && failures > 0 ? 1 : 0;
+    const path = quick
+      ? resolve(tmpDir, "results-quick.json")
+      : resolve(projectRoot, "bench/results.json");
+    writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+    printReport(results, periodUs);
+    phase(
+      `done: wrote ${path}; mean warm calls per row ${mean(warm.map((r) => r.calls)).toFixed(0)}`,
+    );
+    return 0;
   } finally {
     db.close();
     await dynamo.close();
+    sandboxes.forEach(closeSandbox);
   }
 }
 
-process.exitCode = await main();
+try {
+  process.exitCode = await main();
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
