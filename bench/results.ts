@@ -50,6 +50,8 @@ export interface Results {
   readonly durationSeconds: number;
   /** False when no cgroup was writable: every figure is then at full speed. */
   readonly cpuShareEnforced: boolean;
+  /** The CFS period the quotas are given per. */
+  readonly periodMs: number;
   readonly referenceLoopMs: number;
   readonly calibration: readonly Calibration[];
   readonly cold: readonly ColdRow[];
