@@ -4,9 +4,9 @@
  * Gateway events the functions get.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { ApiKeyStore } from "../lib/apiKeyStore.ts";
+import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import type { DynamoDb } from "../lib/dynamodb.ts";
-import { categorySortKey } from "../lib/store.ts";
+import { categorySortKey } from "../lib/table/schema.ts";
 import { ensureTable } from "../local/embeddedDynamo.ts";
 
 /** A fixed key: every bench table holds its hash, so every variant authenticates the same way. */

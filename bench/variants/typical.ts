@@ -16,7 +16,7 @@ import {
 import middy from "@middy/core";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { Category } from "../../lib/store.ts";
+import type { Category } from "../../lib/repositories/categories.ts";
 
 const TableName = process.env.TABLE_NAME ?? "";
 const endpoint = process.env.DYNAMODB_ENDPOINT;

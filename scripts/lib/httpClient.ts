@@ -6,7 +6,7 @@
 import http from "node:http";
 import https from "node:https";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import type { Category } from "../../lib/store.ts";
+import type { Category } from "../../lib/repositories/categories.ts";
 
 export type { Category };
 

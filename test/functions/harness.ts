@@ -4,16 +4,16 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect } from "vitest";
-import { ApiKeyStore, hashApiKey } from "../../lib/apiKeyStore.ts";
+import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
 import { createServiceDeps } from "../../lib/deps.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
-import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
+import { lambdaBodyText } from "../../scripts/lib/httpClient.ts";
 import type { ServiceHandler } from "../../lib/middleware.ts";
-import type { Category } from "../../lib/store.ts";
-import { CategoryStore } from "../../lib/store.ts";
+import type { Category } from "../../lib/repositories/categories.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
@@ -154,10 +154,5 @@ export function expectNoSecrets(text: string): void {
 
 /** The body as text, undoing base64 and Content-Encoding. */
 export function bodyText(response: HttpResponse): string {
-  if (!response.isBase64Encoded) return response.body;
-  const bytes = Buffer.from(response.body, "base64");
-  const encoding = response.headers["content-encoding"];
-  if (encoding === "gzip") return gunzipSync(bytes).toString("utf8");
-  if (encoding === "br") return brotliDecompressSync(bytes).toString("utf8");
-  return bytes.toString("utf8");
+  return lambdaBodyText(response);
 }
