@@ -19,11 +19,12 @@ import { decideFallback } from "../../lib/routes.ts";
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(requestLog(deps.logger, deps.now))
-    .use(petsDeprecation(deps))
+    .use(routeHeaders(deps))
     .use(errorResponse())
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
-      const decision = decideFallback(routes, request.event.rawPath);
+      const { rawPath, requestContext } = request.event;
+      const decision = decideFallback(routes, rawPath, requestContext.http.method);
       throw decision.kind === "not_found"
         ? errors.notFound()
         : errors.methodNotAllowed(decision.path, decision.allow);
@@ -36,21 +37,30 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
 }
 
 const petsRoute = "GET /v1/pets/{petId}";
+const storeOrdersRoute = "GET /v1/store/orders";
 
 /**
- * RFC 9745 Deprecation (a structured-field date) and, when configured, RFC 8594 Sunset, on every
- * answer of the deprecated pets route (its 401s included). Used before errorResponse, so its
- * onError runs after the Error shape is in place.
+ * Headers on every answer of a named route (its 401s included). The pets route is deprecated:
+ * RFC 9745 Deprecation (a structured-field date) and, when configured, RFC 8594 Sunset. The store
+ * route is experimental (openapi.yaml `x-stability`): `Stability: experimental`. Used before
+ * errorResponse, so its onError runs after the Error shape is in place.
  */
-function petsDeprecation(deps: ServiceDeps): ServiceMiddleware {
+function routeHeaders(deps: ServiceDeps): ServiceMiddleware {
   const { petsDeprecatedAt, petsSunsetAt } = deps.config;
-  const headers = {
-    deprecation: `@${Math.floor(petsDeprecatedAt.getTime() / 1000)}`,
-    ...(petsSunsetAt && { sunset: petsSunsetAt.toUTCString() }),
-  };
+  const byRoute = new Map<string, Readonly<Record<string, string>>>([
+    [
+      petsRoute,
+      {
+        deprecation: `@${Math.floor(petsDeprecatedAt.getTime() / 1000)}`,
+        ...(petsSunsetAt && { sunset: petsSunsetAt.toUTCString() }),
+      },
+    ],
+    [storeOrdersRoute, { stability: "experimental" }],
+  ]);
   return {
     onError: (request) => {
-      if (request.event.routeKey !== petsRoute || !isHttpResponse(request.response)) return;
+      const headers = byRoute.get(request.event.routeKey);
+      if (!headers || !isHttpResponse(request.response)) return;
       Object.assign(request.response.headers, headers);
     },
   };

@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Category } from "../../lib/repositories/categories.ts";
 import { projectRoot } from "../../local/template.ts";
 import type { RunningServer } from "../support/localServer.ts";
 import { startServer } from "../support/localServer.ts";
@@ -29,12 +30,6 @@ function runSmoke(args: string[]): Promise<{ code: number; out: string; err: str
       done({ code: code ?? -1, out, err });
     });
   });
-}
-
-interface Category {
-  id: number;
-  name: string;
-  description?: string;
 }
 
 let server: RunningServer;
