@@ -33,7 +33,7 @@ export interface CategoryRepository {
    * Makes a stored category visible to list caches (bumps the list version): the last step of a
    * create before its 201 (lib/categoryList/cache.ts).
    */
-  commit(id: number, deadline: number): Promise<void>;
+  commit(deadline: number): Promise<void>;
 }
 
 /**
@@ -70,7 +70,7 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
-      await this.commit(id, deadline);
+      await this.commit(deadline);
       return stored;
     } catch (failure) {
       // An earlier attempt may have landed with its answer lost (a reset, a timeout, a 5xx)
@@ -92,15 +92,10 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     }
   }
 
-  async commit(id: number, deadline: number): Promise<void> {
-    // Also ends any earlier withdrawal of this id: an Idempotency-Key repeat may store it again.
+  async commit(deadline: number): Promise<void> {
     await this.table.update(
       keys.categoryCounter,
-      {
-        text: "ADD version :one REMOVE #w",
-        names: { "#w": withdrawingAttribute(id) },
-        values: { ":one": 1 },
-      },
+      { text: "ADD version :one", values: { ":one": 1 } },
       deadline,
     );
   }
@@ -136,55 +131,27 @@ export class CategoryStore extends TableRepository implements CategoryRepository
   /**
    * Best effort: deletes this request's own write under `id`, if it landed (conditional on the
    * request id, so it can never remove another request's category). It runs after the deadline,
-   * in the margin the deadline keeps before the Lambda timeout. A write that did land may already
-   * be in a list cache, so its id is marked withdrawing first (lists hide it) and unmarked after
-   * the delete, each step bumping the list version (lib/categoryList/cache.ts).
+   * in the margin the deadline keeps before the Lambda timeout. The delete goes first, with the
+   * whole budget; only a delete that removed something bumps the list version, so list caches
+   * re-read the ids still settling (lib/categoryList/cache.ts).
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
     const deadline = this.now() + withdrawBudgetMs;
-    const step = async (write: () => Promise<unknown>): Promise<void> => {
-      try {
-        await write();
-      } catch {
-        // Not there (nothing landed), or the store is still unreachable: the error stands either way.
-      }
-    };
-    // Unknown (the read failed) counts as landed: marking costs only a cold read in each cache.
-    const landed = await this.#isOwnWrite(id, requestId, deadline).catch(() => true);
-    const names = { "#w": withdrawingAttribute(id) };
-    const bump = "ADD version :one, withdrawals :one";
-    if (landed) {
-      await step(() =>
-        this.table.update(
-          keys.categoryCounter,
-          { text: `SET #w = :now ${bump}`, names, values: { ":one": 1, ":now": this.now() } },
-          deadline,
-        ),
-      );
-    }
-    await step(() =>
-      this.table.delete(keys.category(id), deadline, {
+    try {
+      await this.table.delete(keys.category(id), deadline, {
         text: "requestId = :me",
         values: { ":me": requestId },
-      }),
-    );
-    if (landed) {
-      await step(() =>
-        this.table.update(
-          keys.categoryCounter,
-          { text: `REMOVE #w ${bump}`, names, values: { ":one": 1 } },
-          deadline,
-        ),
+      });
+      await this.table.update(
+        keys.categoryCounter,
+        { text: "ADD version :one", values: { ":one": 1 } },
+        deadline,
       );
+    } catch {
+      // Not there (nothing landed), or the store is still unreachable: the error stands either way.
     }
   }
 }
-
-/** The counter attribute marking a withdrawal of `id` in progress (lib/categoryList/cache.ts). */
-export function withdrawingAttribute(id: number): string {
-  return `${withdrawingPrefix}${id}`;
-}
-export const withdrawingPrefix = "withdrawing#";
 
 export function toCategory(item: Item): Category {
   const description = text(item, "description");
