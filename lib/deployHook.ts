@@ -59,7 +59,7 @@ class CheckFailed extends Error {}
 const keyLifetimeMs = 15 * 60 * 1000;
 
 /** Each probe reads at most: none creates, changes or deletes anything. */
-export const probes: readonly Probe[] = [
+const probes: readonly Probe[] = [
   {
     check: "GET /v1/categories with a valid key answers 200 and a JSON array",
     target: "listCategories",

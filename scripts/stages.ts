@@ -68,7 +68,9 @@ export function parseSamconfig(
   try {
     document = parse(source);
   } catch (error) {
-    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const tables: Record<string, Record<string, SamconfigValue>> = {};
   const visit = (table: TomlTable, path: string): void => {

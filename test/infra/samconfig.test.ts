@@ -104,7 +104,9 @@ describe("samconfig.toml", () => {
 describe("the samconfig reader", () => {
   it("reads TOML (smol-toml) into dotted tables, and refuses values SAM does not take", () => {
     expect(
-      parseSamconfig('version = 0.1\n[a.b]\nx = "q\\"w" # note\ny = true\nz = 3\nm = """\\\n  one \\\n  two"""\n'),
+      parseSamconfig(
+        'version = 0.1\n[a.b]\nx = "q\\"w" # note\ny = true\nz = 3\nm = """\\\n  one \\\n  two"""\n',
+      ),
     ).toEqual({
       "": { version: 0.1 },
       "a.b": { x: 'q"w', y: true, z: 3, m: "one two" },

@@ -3,6 +3,7 @@
  * stdout (not wrapped by a logger), with `_aws.CloudWatchMetrics` declaring the namespace, the
  * dimension set and the metrics, and the values at the top level where CloudWatch reads them.
  */
+import type { MiddlewareObj } from "@middy/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMetrics, metricNames, metricsNamespace } from "../../lib/metrics.ts";
 
@@ -33,10 +34,10 @@ beforeEach(() => {
   delete process.env.POWERTOOLS_METRICS_DISABLED;
   // Lambda sets this; Powertools counts a cold start only for on-demand environments.
   process.env.AWS_LAMBDA_INITIALIZATION_TYPE = "on-demand";
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     lines.push(...String(chunk).split("\n").filter(Boolean));
     return true;
-  }) as typeof process.stdout.write;
+  };
 });
 afterEach(() => {
   process.stdout.write = write;
@@ -135,9 +136,9 @@ describe("errors are counted by code, in their own document", () => {
 });
 
 describe("the middy middleware flushes per invocation", () => {
-  const request = (): Parameters<NonNullable<ReturnType<typeof middlewareOf>["after"]>>[0] =>
+  type Request = Parameters<NonNullable<MiddlewareObj["after"]>>[0];
+  const request = (): Request =>
     ({ event: {}, context: {}, response: undefined, error: undefined, internal: {} }) as never;
-  const middlewareOf = (metrics: ReturnType<typeof createMetrics>) => metrics.middleware();
 
   it("after: writes the cold start once and the invocation's metrics each time", async () => {
     const metrics = createMetrics({ function: "listCategories", stage: "staging" });
