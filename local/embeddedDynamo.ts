@@ -7,7 +7,8 @@ import type { Server } from "node:http";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { DynamoDb, DynamoDbError } from "../lib/dynamodb.ts";
+import { DynamoDb } from "../lib/dynamodb.ts";
+import { DynamoDbError } from "../lib/table/errors.ts";
 import { tableOf } from "./template.ts";
 
 type DynaliteFactory = (options: { path?: string; createTableMs?: number }) => Server;
