@@ -3,7 +3,7 @@
  * are built on the first invocation, not at load: the local server loads every bundle the
  * template names, and this one needs settings only a deployment gives it.
  */
-import { ApiKeyStore } from "../../lib/apiKeyStore.ts";
+import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { AwsCalls } from "../../lib/awsCall.ts";
 import { DynamoDb, environmentCredentials } from "../../lib/dynamodb.ts";
 import type { HookDeps, HookEvent } from "../../lib/deployHook.ts";
