@@ -119,3 +119,35 @@ export function parseParameterOverrides(text: string): Record<string, string> {
   }
   return parameters;
 }
+
+export type Found = { ok: true; value: string } | { ok: false; message: string };
+
+/** One output of a deployed stage's stack, read with the SAM CLI and the operator's credentials. */
+export async function stackOutput(
+  config: StageConfig,
+  key: string,
+  run: (command: string, args: readonly string[]) => Promise<{ code: number; stdout: string }>,
+): Promise<Found> {
+  const args = ["list", "stack-outputs", "--stack-name", config.stackName];
+  const { code, stdout } = await run("sam", [
+    ...args,
+    "--region",
+    config.region,
+    "--output",
+    "json",
+  ]);
+  const failed = `could not read the ${key} output of ${config.stackName} (sam ${args.join(" ")} --region ${config.region})`;
+  if (code !== 0)
+    return {
+      ok: false,
+      message: `${failed}: exit ${code}. Is it deployed, and are your AWS credentials for its account?`,
+    };
+  try {
+    const outputs = JSON.parse(stdout) as { OutputKey?: string; OutputValue?: string }[];
+    const value = outputs.find((output) => output.OutputKey === key)?.OutputValue;
+    if (value) return { ok: true, value };
+  } catch {
+    // reported below
+  }
+  return { ok: false, message: `${failed}: no ${key} in the answer.` };
+}
