@@ -2,6 +2,8 @@
  * The smoke test's checks (scripts/smoke.ts is the command): each request, what the contract
  * says the answer must be, and one PASS/FAIL result per check. Read-only unless `write` is set.
  */
+import { send } from "./lib/httpClient.ts";
+
 export const smokeCategoryPrefix = "smoke-test ";
 
 export interface CheckResult {
@@ -12,7 +14,7 @@ export interface CheckResult {
 
 interface Answer {
   readonly status: number;
-  readonly headers: Headers;
+  readonly headers: Readonly<Record<string, string>>;
   readonly text: string;
   readonly json: unknown;
 }
@@ -31,8 +33,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function expectError(answer: Answer, status: number, code: string): void {
   expect(answer.status === status, `expected ${status} ${code}, got ${describe(answer)}`);
   expect(
-    (answer.headers.get("content-type") ?? "").startsWith("application/json"),
-    `expected a JSON body, got Content-Type ${answer.headers.get("content-type") ?? "(none)"}`,
+    (answer.headers["content-type"] ?? "").startsWith("application/json"),
+    `expected a JSON body, got Content-Type ${answer.headers["content-type"] ?? "(none)"}`,
   );
   const body = answer.json;
   expect(isRecord(body), `expected an Error object, got ${answer.text.slice(0, 200)}`);
@@ -60,7 +62,6 @@ export async function runChecks(
   apiKey: string,
   options: SmokeOptions = {},
 ): Promise<CheckResult[]> {
-  const base = baseUrl.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs ?? 10_000;
   const auth = { authorization: `Bearer ${apiKey}` };
   const results: CheckResult[] = [];
@@ -70,21 +71,23 @@ export async function runChecks(
     path: string,
     init: { headers?: Record<string, string>; body?: string } = {},
   ): Promise<Answer> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { accept: "application/json", ...init.headers },
-      ...(init.body !== undefined && { body: init.body }),
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
+    const answer = await send(
+      baseUrl,
+      {
+        method,
+        path: `/v1${path}`,
+        headers: { accept: "application/json", ...init.headers },
+        ...(init.body !== undefined && { body: init.body }),
+      },
+      { timeoutMs },
+    );
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = answer.json();
     } catch {
       json = undefined;
     }
-    return { status: response.status, headers: response.headers, text, json };
+    return { status: answer.status, headers: answer.headers, text: answer.text, json };
   }
 
   async function check(name: string, body: () => Promise<string>): Promise<void> {
@@ -106,8 +109,8 @@ export async function runChecks(
     const answer = await request("GET", "/categories", { headers: auth });
     expect(answer.status === 200, `expected 200, got ${describe(answer)}`);
     expect(
-      (answer.headers.get("content-type") ?? "").startsWith("application/json"),
-      `expected JSON, got Content-Type ${answer.headers.get("content-type") ?? "(none)"}`,
+      (answer.headers["content-type"] ?? "").startsWith("application/json"),
+      `expected JSON, got Content-Type ${answer.headers["content-type"] ?? "(none)"}`,
     );
     expect(Array.isArray(answer.json), `expected an array, got ${answer.text.slice(0, 200)}`);
     return `${answer.json.length} categories`;
@@ -116,7 +119,7 @@ export async function runChecks(
   await check("GET /categories without a key answers 401 with WWW-Authenticate", async () => {
     const answer = await request("GET", "/categories");
     expectError(answer, 401, "unauthorized");
-    const challenge = answer.headers.get("www-authenticate") ?? "";
+    const challenge = answer.headers["www-authenticate"] ?? "";
     expect(/^Bearer\b/i.test(challenge), `expected a Bearer challenge, got "${challenge}"`);
     return challenge;
   });
@@ -139,7 +142,7 @@ export async function runChecks(
   await check("DELETE /categories answers 405 with Allow", async () => {
     const answer = await request("DELETE", "/categories", { headers: auth });
     expectError(answer, 405, "method_not_allowed");
-    const allow = (answer.headers.get("allow") ?? "")
+    const allow = (answer.headers.allow ?? "")
       .split(",")
       .map((method) => method.trim())
       .sort()
@@ -159,7 +162,7 @@ export async function runChecks(
   await check("GET /pets/{petId} answers 501 with the Deprecation header", async () => {
     const answer = await request("GET", "/pets/1", { headers: auth });
     expectError(answer, 501, "not_implemented");
-    const deprecation = answer.headers.get("deprecation") ?? "";
+    const deprecation = answer.headers.deprecation ?? "";
     expect(/^@\d+$/.test(deprecation), `expected Deprecation: @<epoch>, got "${deprecation}"`);
     return `Deprecation: ${deprecation}`;
   });

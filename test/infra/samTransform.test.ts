@@ -11,6 +11,7 @@ import { templatePath } from "../../local/template.ts";
 import { stageConfig, stages } from "../../scripts/stages.ts";
 import type { Json, JsonObject } from "../support/cloudFormation.ts";
 import { asArray, isObject } from "../support/cloudFormation.ts";
+import { skipWithout } from "../support/missingTool.ts";
 import { transformTemplate } from "../support/samTransform.ts";
 
 const corsOrigins = "https://a.example,https://b.example";
@@ -24,9 +25,10 @@ function transformAll(): ReturnType<typeof transformTemplate> {
 }
 
 const all = transformAll();
-if (all.skipped) console.warn(`SKIPPED: the SAM transform checks: ${all.skipped}`);
 
-describe.skipIf(all.skipped !== undefined)("after the AWS SAM transform", () => {
+describe("after the AWS SAM transform", () => {
+  skipWithout(all.missing);
+
   it("runs without errors", () => {
     expect(all.error).toBeUndefined();
   });
@@ -140,9 +142,10 @@ describe.skipIf(all.skipped !== undefined)("after the AWS SAM transform", () => 
 
 const lint = spawnSync("cfn-lint", ["--version"], { encoding: "utf8" });
 const lintMissing = lint.error !== undefined || lint.status !== 0;
-if (lintMissing) console.warn("SKIPPED: cfn-lint is not installed (pip install cfn-lint)");
 
-describe.skipIf(lintMissing)("cfn-lint", () => {
+describe("cfn-lint", () => {
+  skipWithout(lintMissing ? { tool: "cfn-lint (Python)", get: "pip install cfn-lint" } : undefined);
+
   it("finds no error, warning or informational finding in the template", () => {
     const child = spawnSync(
       "cfn-lint",

@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Category } from "../../lib/repositories/categories.ts";
 import { projectRoot } from "../../local/template.ts";
 import type { RunningServer } from "../support/localServer.ts";
 import { startServer } from "../support/localServer.ts";
@@ -36,12 +37,6 @@ function runSmoke(
       done({ code: code ?? -1, out, err });
     });
   });
-}
-
-interface Category {
-  id: number;
-  name: string;
-  description?: string;
 }
 
 let server: RunningServer;

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { projectRoot, templatePath } from "../../local/template.ts";
 import { stageConfig } from "../../scripts/stages.ts";
 import type { JsonObject } from "./cloudFormation.ts";
+import type { MissingTool } from "./missingTool.ts";
 
 const helper = resolve(projectRoot, "test/support/samTransform.py");
 
@@ -19,8 +20,8 @@ export interface Transformed {
 
 export interface TransformRun {
   readonly transformed?: Transformed[];
-  /** Why the transform could not run here (python3 or aws-sam-translator missing). */
-  readonly skipped?: string;
+  /** The tool that is missing here (python3 or aws-sam-translator): the checks skip. */
+  readonly missing?: MissingTool;
   readonly error?: string;
 }
 
@@ -32,10 +33,12 @@ export function transformTemplate(parameterSets: readonly Record<string, string>
     maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, AWS_DEFAULT_REGION: region, AWS_REGION: region },
   });
-  if (child.error) return { skipped: `python3 is not available (${child.error.message})` };
+  if (child.error) {
+    return { missing: { tool: "python3", get: "install Python 3 (apt-get install python3)" } };
+  }
   if (child.status === 3) {
     return {
-      skipped: "aws-sam-translator is not installed for python3 (pip install aws-sam-translator)",
+      missing: { tool: "aws-sam-translator (Python)", get: "pip install aws-sam-translator" },
     };
   }
   if (child.status !== 0) return { error: child.stderr };
