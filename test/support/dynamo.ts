@@ -1,11 +1,26 @@
-/** An in-memory embedded DynamoDB (dynalite) with the template's table, for one test file. */
+/**
+ * An in-memory embedded DynamoDB with the template's table, for one test file: dynalite, or AWS's
+ * DynamoDB Local when PETSTORE_STORE=dynamodb-local (`.ci/run` runs the store, HTTP, idempotency
+ * and reliability suites on both).
+ */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
 import { DynamoDb } from "../../lib/dynamodb.ts";
-import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import type { EmbeddedDynamo, StoreEngine } from "../../local/embeddedDynamo.ts";
+import {
+  ensureTable,
+  localClient,
+  startEmbeddedDynamo,
+  storeEngineOf,
+} from "../../local/embeddedDynamo.ts";
 import type { FaultProxy } from "./faultProxy.ts";
 import { startFaultProxy } from "./faultProxy.ts";
+
+/**
+ * The emulator this run uses. Where dynalite and DynamoDB Local answer differently, a test
+ * branches on it and says which of the two matches the DynamoDB API reference.
+ */
+export const storeEngine: StoreEngine = storeEngineOf();
 
 export interface TestStore {
   readonly db: DynamoDb;
