@@ -101,7 +101,8 @@ async function extract(tarball: string, work: string): Promise<void> {
 /** The tool's own reason (its error code and first message line), not its stack or log pointer. */
 function toolReason(error: unknown): string {
   if ((error as NodeJS.ErrnoException).code === "ENOENT") return "npm is not on PATH";
-  const lines = String((error as { stderr?: unknown }).stderr ?? "")
+  const { stderr } = error as { stderr?: unknown };
+  const lines = (typeof stderr === "string" ? stderr : "")
     .split("\n")
     .map((line) => line.replace(/^npm (error|ERR!)\s*/, "").trim());
   const code = lines.find((line) => line.startsWith("code "))?.slice(5);
