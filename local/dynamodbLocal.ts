@@ -1,7 +1,8 @@
 /**
  * AWS's DynamoDB Local as a child process on a free port: the embedded store closest to the
  * service (transactions, ReturnValuesOnConditionCheckFailure, the service's validation), at the
- * cost of a JVM (a few seconds to start, ~150 MB). Needs Java 17; the jar is fetched on first use.
+ * cost of a JVM (a few seconds to start, ~150-200 MB). Needs Java 17; the jar is fetched on first
+ * use. It has no option to bind one interface: it listens on all of them, unlike dynalite (loopback).
  */
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
@@ -10,7 +11,8 @@ import { get } from "node:http";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
-import { DynamodbLocalSetupError, ensureDynamodbLocalJar } from "./dynamodbLocalJar.ts";
+import { ensureDynamodbLocalJar } from "./dynamodbLocalJar.ts";
+import { SetupError } from "./setupError.ts";
 
 export interface DynamodbLocal {
   readonly endpoint: string;
@@ -53,7 +55,7 @@ export function findJava(env: NodeJS.ProcessEnv = process.env): string | undefin
 export function requireJava(): string {
   const java = findJava();
   if (!java) {
-    throw new DynamodbLocalSetupError(
+    throw new SetupError(
       "DynamoDB Local needs Java 17 or later: apt-get install -y openjdk-17-jre-headless",
     );
   }

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } f
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { SetupError } from "./setupError.ts";
 import { projectRoot } from "./template.ts";
 
 /** From `npm view amplify-dynamodb-simulator@2.9.30 dist.integrity`; it bundles DynamoDB Local 1.25.1. */
@@ -27,11 +28,6 @@ const cacheRoot = resolve(projectRoot, ".cache/dynamodb-local");
 /** The folder holding DynamoDBLocal.jar and DynamoDBLocal_lib/ once fetched. */
 export const dynamodbLocalDir = join(cacheRoot, dynamodbLocalPackage.version, "emulator");
 export const dynamodbLocalJar = join(dynamodbLocalDir, "DynamoDBLocal.jar");
-
-/** A missing tool or an unreachable registry: the message is the one line to show. */
-export class DynamodbLocalSetupError extends Error {
-  override readonly name = "DynamodbLocalSetupError";
-}
 
 /**
  * Fetches, verifies and extracts the jar unless it is cached already. Safe to call from several
@@ -65,12 +61,12 @@ async function pack(work: string): Promise<string> {
       { cwd: work, maxBuffer: 16 * 1024 * 1024 },
     );
   } catch (error) {
-    throw new DynamodbLocalSetupError(
+    throw new SetupError(
       `could not download ${spec} with npm pack (is the npm registry reachable?): ${toolReason(error)}`,
     );
   }
   const tarball = readdirSync(work).find((name) => name.endsWith(".tgz"));
-  if (!tarball) throw new DynamodbLocalSetupError(`npm pack ${spec} wrote no tarball`);
+  if (!tarball) throw new SetupError(`npm pack ${spec} wrote no tarball`);
   return join(work, tarball);
 }
 
@@ -79,7 +75,7 @@ async function verify(tarball: string): Promise<void> {
     .update(await readFile(tarball))
     .digest("base64")}`;
   if (digest !== dynamodbLocalPackage.integrity) {
-    throw new DynamodbLocalSetupError(
+    throw new SetupError(
       `${spec} does not match the pinned integrity (got ${digest}): refusing to use it`,
     );
   }
@@ -90,7 +86,7 @@ async function extract(tarball: string, work: string): Promise<void> {
     await run("tar", ["-xzf", tarball, "-C", work, "package/emulator"]);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    throw new DynamodbLocalSetupError(
+    throw new SetupError(
       missing
         ? "tar is not installed: it unpacks DynamoDB Local"
         : `tar failed: ${toolReason(error)}`,

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { DynamoDb, DynamoDbError } from "../lib/dynamodb.ts";
 import { startDynamodbLocal } from "./dynamodbLocal.ts";
+import { SetupError } from "./setupError.ts";
 import { tableOf } from "./template.ts";
 
 type DynaliteFactory = (options: { path?: string; createTableMs?: number }) => Server;
@@ -32,7 +33,7 @@ export function storeEngineOf(env: NodeJS.ProcessEnv = process.env): StoreEngine
   const value = env.PETSTORE_STORE || "dynalite";
   const engine = storeEngines.find((name) => name === value);
   if (!engine) {
-    throw new Error(
+    throw new SetupError(
       `PETSTORE_STORE must be ${storeEngines.join(" or ")}, not ${JSON.stringify(value)}`,
     );
   }

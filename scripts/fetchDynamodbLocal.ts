@@ -5,7 +5,8 @@
  */
 import { relative } from "node:path";
 import { findJava } from "../local/dynamodbLocal.ts";
-import { DynamodbLocalSetupError, ensureDynamodbLocalJar } from "../local/dynamodbLocalJar.ts";
+import { ensureDynamodbLocalJar } from "../local/dynamodbLocalJar.ts";
+import { SetupError } from "../local/setupError.ts";
 import { projectRoot } from "../local/template.ts";
 
 try {
@@ -15,7 +16,7 @@ try {
     process.stderr.write("it needs Java 17 or later: apt-get install -y openjdk-17-jre-headless\n");
   }
 } catch (error) {
-  if (!(error instanceof DynamodbLocalSetupError)) throw error;
+  if (!(error instanceof SetupError)) throw error;
   process.stderr.write(`${error.message}\n`);
   process.exitCode = 1;
 }

@@ -2,12 +2,14 @@
  * `npm start`: the local server on PORT (default 3000) over the embedded store persisted in
  * DATA_DIR (default .data/dynamodb), or over an existing DynamoDB-compatible endpoint given as
  * DYNAMODB_ENDPOINT. `--memory` keeps the embedded store in memory. Prints the base URL and a
- * working API key (PETSTORE_API_KEY when set).
+ * working API key (PETSTORE_API_KEY when set). `--dynamodb-local` (or PETSTORE_STORE=dynamodb-local)
+ * runs AWS's DynamoDB Local instead of dynalite, persisted in DATA_DIR (default .data/dynamodb-local).
  */
 import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
 import { projectRoot } from "../local/template.ts";
 import { startLocalServer } from "../local/server.ts";
+import { SetupError } from "../local/setupError.ts";
 
 const port = Number(process.env.PORT ?? 3000);
 const fixedKey = process.env.PETSTORE_API_KEY || undefined;
@@ -18,6 +20,9 @@ if (fixedKeyParsed && !(fixedKeyParsed.kind === "bearer" && fixedKeyParsed.token
   process.exit(2);
 }
 const inMemory = process.argv.includes("--memory");
+if (process.argv.includes("--dynamodb-local")) process.env.PETSTORE_STORE = "dynamodb-local";
+const dataFolder =
+  process.env.PETSTORE_STORE === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
 const server = await startLocalServer({
   port,
   host: process.env.HOST ?? "127.0.0.1",
@@ -25,9 +30,13 @@ const server = await startLocalServer({
   dataDir:
     inMemory || process.env.DYNAMODB_ENDPOINT
       ? undefined
-      : resolve(projectRoot, process.env.DATA_DIR ?? ".data/dynamodb"),
+      : resolve(projectRoot, process.env.DATA_DIR ?? dataFolder),
   apiKey: fixedKey,
   env: {},
+}).catch((error: unknown) => {
+  if (!(error instanceof SetupError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(2);
 });
 
 process.stderr.write(
