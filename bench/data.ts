@@ -4,9 +4,9 @@
  * table of the embedded store with BatchWriteItem, and the API Gateway events the variants get.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { ApiKeyStore } from "../lib/apiKeyStore.ts";
+import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import type { DynamoDb, Item } from "../lib/dynamodb.ts";
-import { categorySortKey } from "../lib/store.ts";
+import { categorySortKey } from "../lib/table/schema.ts";
 import { ensureTable } from "../local/embeddedDynamo.ts";
 
 export const descriptionLength = 200;

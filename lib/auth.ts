@@ -6,9 +6,10 @@
  * never on how many leading characters the key shares with a real one. Verified keys are trusted for `cacheMs` (at most 60 s, the
  * contract's revocation delay); expiry is checked on every request against the clock.
  */
-import type { ApiKeyRecord } from "./apiKeyStore.ts";
-import { hashApiKey } from "./apiKeyStore.ts";
+import type { Clock } from "./clock.ts";
 import { errors } from "./errors.ts";
+import type { ApiKeyRecord } from "./repositories/apiKeys.ts";
+import { hashApiKey } from "./repositories/apiKeys.ts";
 
 export type Credentials =
   | { readonly kind: "missing" }
@@ -32,6 +33,11 @@ export interface KeyLookup {
   find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined>;
 }
 
+export interface Authenticator {
+  /** The principal for a valid Authorization header; otherwise throws the matching 401. */
+  authenticate(header: string | undefined, deadline: number): Promise<Principal>;
+}
+
 export interface Principal {
   readonly keyId: string;
   /** The hash scopes per-key state (idempotency records); it never leaves the process. */
@@ -47,19 +53,18 @@ const maxCacheEntries = 10_000;
 /** Unknown keys are remembered briefly, so a flood of bad keys does not become a flood of reads. */
 const negativeCacheMs = 5_000;
 
-export class ApiKeyVerifier {
+export class ApiKeyVerifier implements Authenticator {
   readonly #keys: KeyLookup;
-  readonly #now: () => number;
+  readonly #now: Clock;
   readonly #cacheMs: number;
   readonly #cache = new Map<string, CacheEntry>();
 
-  constructor(keys: KeyLookup, now: () => number, cacheMs: number) {
+  constructor(keys: KeyLookup, now: Clock, cacheMs: number) {
     this.#keys = keys;
     this.#now = now;
     this.#cacheMs = Math.min(cacheMs, 60_000);
   }
 
-  /** The principal for a valid Authorization header; otherwise throws the matching 401. */
   async authenticate(header: string | undefined, deadline: number): Promise<Principal> {
     const credentials = parseAuthorization(header);
     if (credentials.kind === "missing") throw errors.missingKey();

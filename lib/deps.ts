@@ -1,35 +1,43 @@
 /**
  * What a function needs, built once per container (at module load, outside the handler) and
  * handed to the handler factories, so tests can hand in the same parts wired to a local store.
+ * Handlers see only the interfaces; this is the one place that picks the implementations, and
+ * the one place the clock is created: every part gets the same one.
  */
-import { ApiKeyStore } from "./apiKeyStore.ts";
+import type { Authenticator } from "./auth.ts";
 import { ApiKeyVerifier } from "./auth.ts";
+import type { Clock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
 import type { ServiceConfig } from "./config.ts";
 import { readConfig } from "./config.ts";
 import { DynamoDb, environmentCredentials } from "./dynamodb.ts";
-import { IdempotentCreator } from "./idempotency.ts";
-import type { LogSink } from "./log.ts";
+import type { IdempotentCreation } from "./idempotency/creator.ts";
+import { IdempotentCreator } from "./idempotency/creator.ts";
+import type { LogSink, RequestLog } from "./log.ts";
 import { RequestLogger, stdoutSink } from "./log.ts";
-import { CategoryStore } from "./store.ts";
+import { ApiKeyStore } from "./repositories/apiKeys.ts";
+import type { CategoryRepository } from "./repositories/categories.ts";
+import { CategoryStore } from "./repositories/categories.ts";
+import { IdempotencyRecordStore } from "./repositories/idempotencyRecords.ts";
 
 export interface ServiceDeps {
   readonly config: ServiceConfig;
-  readonly now: () => number;
-  readonly categories: CategoryStore;
-  readonly idempotency: IdempotentCreator;
-  readonly verifier: ApiKeyVerifier;
-  readonly logger: RequestLogger;
+  readonly now: Clock;
+  readonly categories: CategoryRepository;
+  readonly idempotency: IdempotentCreation;
+  readonly verifier: Authenticator;
+  readonly logger: RequestLog;
 }
 
 export interface DepsOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly now?: () => number;
+  readonly now?: Clock;
   readonly sink?: LogSink;
 }
 
 export function createServiceDeps(options: DepsOptions = {}): ServiceDeps {
   const env = options.env ?? process.env;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock;
   const config = readConfig(env);
   const db = new DynamoDb({
     region: config.region,
@@ -40,11 +48,12 @@ export function createServiceDeps(options: DepsOptions = {}): ServiceDeps {
   });
   const keys = new ApiKeyStore(db, config.tableName, now);
   const categories = new CategoryStore(db, config.tableName, now);
+  const records = new IdempotencyRecordStore(db, config.tableName, now);
   return {
     config,
     now,
     categories,
-    idempotency: new IdempotentCreator(db, config.tableName, categories, now),
+    idempotency: new IdempotentCreator(records, categories, now),
     verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),
   };

@@ -6,12 +6,15 @@
  * (bundled and minified), most of a cold start, while `aws4` + the runtime's own `node:https`
  * costs ~2 ms. The service makes five kinds of call with flat items, which needs none of the
  * SDK's generality. Everything that talks to the table goes through `call`, so there is one
- * signing path, one retry policy and one error classification.
+ * signing path and one retry policy; what each answer means is classified in lib/table/errors.ts.
  */
 import http from "node:http";
 import https from "node:https";
 import aws4 from "aws4";
+import type { Clock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
 import { StoreUnavailableError } from "./errors.ts";
+import { isRetryable, readAnswer, TransportError } from "./table/errors.ts";
 
 export interface AwsCredentials {
   readonly accessKeyId: string;
@@ -35,41 +38,8 @@ export interface DynamoDbOptions {
   readonly attemptTimeoutMs?: number;
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
-  readonly now?: () => number;
+  readonly now?: Clock;
   readonly random?: () => number;
-}
-
-/** An error answered by DynamoDB itself (`__type` without the namespace, e.g. `ConditionalCheckFailedException`). */
-export class DynamoDbError extends Error {
-  override readonly name = "DynamoDbError";
-  readonly type: string;
-  readonly statusCode: number;
-  constructor(type: string, statusCode: number, message: string) {
-    super(`${type}: ${message}`);
-    this.type = type;
-    this.statusCode = statusCode;
-  }
-}
-
-/** The connection failed, was reset, or the answer did not arrive in time. Always retryable. */
-class TransportError extends Error {
-  override readonly name = "TransportError";
-}
-
-const throttlingTypes = new Set([
-  "ProvisionedThroughputExceededException",
-  "ThrottlingException",
-  "RequestLimitExceeded",
-  "LimitExceededException",
-  "InternalServerError",
-  "ServiceUnavailable",
-]);
-
-export function isRetryable(error: unknown): boolean {
-  if (error instanceof TransportError) return true;
-  return (
-    error instanceof DynamoDbError && (error.statusCode >= 500 || throttlingTypes.has(error.type))
-  );
 }
 
 /** Smallest useful remaining budget for one more attempt. */
@@ -84,7 +54,7 @@ export class DynamoDb {
   readonly #attemptTimeoutMs: number;
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
-  readonly #now: () => number;
+  readonly #now: Clock;
   readonly #random: () => number;
 
   constructor(options: DynamoDbOptions) {
@@ -100,7 +70,7 @@ export class DynamoDb {
     this.#attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
     this.#baseDelayMs = options.baseDelayMs ?? 20;
     this.#maxDelayMs = options.maxDelayMs ?? 1000;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemClock;
     this.#random = options.random ?? Math.random;
   }
 
@@ -180,7 +150,7 @@ export class DynamoDb {
           response.on("end", () => {
             clearTimeout(timer);
             try {
-              resolve(parseAnswer(response.statusCode ?? 0, Buffer.concat(chunks).toString()));
+              resolve(readAnswer(response.statusCode ?? 0, Buffer.concat(chunks).toString()));
             } catch (error) {
               reject(error instanceof Error ? error : new TransportError(String(error)));
             }
@@ -198,25 +168,6 @@ export class DynamoDb {
       request.end(body);
     });
   }
-}
-
-function parseAnswer(status: number, text: string): unknown {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // A cut-off or non-JSON answer (a proxy's error page, a reset mid-body) is a transport fault.
-    throw new TransportError(`unreadable answer (HTTP ${status})`);
-  }
-  if (status === 200) return json;
-  const fault = (json ?? {}) as { __type?: unknown; message?: unknown; Message?: unknown };
-  const type = typeof fault.__type === "string" ? (fault.__type.split("#").pop() ?? "") : "";
-  const message = fault.message ?? fault.Message;
-  throw new DynamoDbError(
-    type || `HTTP${status}`,
-    status,
-    typeof message === "string" ? message : "no message",
-  );
 }
 
 /** Credentials from the Lambda environment (or the local server's placeholders). */

@@ -1,7 +1,7 @@
 /**
  * Every failure the service reports is an ApiError: a code, a status and a message a person can
  * act on. They are created here and turned into the Error shape in one place (`toErrorResponse`
- * in lib/http.ts), so no other module decides what an error looks like on the wire.
+ * in lib/http/errorResponse.ts), so no other module decides what an error looks like on the wire.
  */
 export type ErrorCode =
   | "invalid_json"
@@ -17,7 +17,11 @@ export type ErrorCode =
   | "response_too_large"
   | "internal_error"
   | "not_implemented"
-  | "service_unavailable";
+  | "service_unavailable"
+  // Answered by the local gateway for requests Node's HTTP parser refuses (local/httpFront.ts).
+  | "bad_request"
+  | "request_timeout"
+  | "request_header_fields_too_large";
 
 export class ApiError extends Error {
   override readonly name = "ApiError";
@@ -128,4 +132,9 @@ export const errors = {
       "the service is busy; retry after the delay in the Retry-After header",
       { "retry-after": String(retryAfterSeconds) },
     ),
+  badRequest: (why: string): ApiError => new ApiError(400, "bad_request", why),
+  requestTimeout: (seconds: number): ApiError =>
+    new ApiError(408, "request_timeout", `the request did not arrive within ${seconds} s`),
+  headersTooLarge: (): ApiError =>
+    new ApiError(431, "request_header_fields_too_large", "the request headers are too large"),
 };

@@ -2,6 +2,8 @@
  * One structured JSON line per request. Written straight to stdout so the line is the same in
  * Lambda (captured as is into CloudWatch) and locally; nothing here ever receives a key or hash.
  */
+import type { Clock } from "./clock.ts";
+
 export interface RequestLogLine {
   readonly requestId: string;
   readonly route: string;
@@ -21,11 +23,15 @@ export const stdoutSink: LogSink = (line) => {
   process.stdout.write(`${line}\n`);
 };
 
-export class RequestLogger {
-  readonly #sink: LogSink;
-  readonly #now: () => number;
+export interface RequestLog {
+  write(entry: RequestLogLine): void;
+}
 
-  constructor(sink: LogSink, now: () => number) {
+export class RequestLogger implements RequestLog {
+  readonly #sink: LogSink;
+  readonly #now: Clock;
+
+  constructor(sink: LogSink, now: Clock) {
     this.#sink = sink;
     this.#now = now;
   }

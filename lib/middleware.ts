@@ -1,17 +1,20 @@
 /**
  * The middy middlewares every function shares, in the order the contract checks a request:
- * log and error shaping wrap everything; then authentication; then (for bodies) media type,
- * size and UTF-8, after which @middy/http-json-body-parser does the JSON syntax.
+ * log and error shaping wrap everything; then authentication; handlers return a `Reply` and the
+ * response middleware writes it. Request bodies: lib/http/jsonBody.ts.
  */
 import type { MiddlewareObj, MiddyfiedHandler, Request } from "@middy/core";
 import type { Context } from "aws-lambda";
-import type { ApiKeyVerifier, Principal } from "./auth.ts";
+import type { Authenticator, Principal } from "./auth.ts";
 import { parseAuthorization } from "./auth.ts";
-import { errors } from "./errors.ts";
+import type { Clock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
 import type { ApiError } from "./errors.ts";
-import type { HttpEvent, HttpResponse } from "./http.ts";
-import { header, isJsonMediaType, readBodyText, toErrorResponse } from "./http.ts";
-import type { RequestLogger } from "./log.ts";
+import { toErrorResponse } from "./http/errorResponse.ts";
+import type { HttpEvent, HttpResponse, Reply } from "./http/message.ts";
+import { header } from "./http/message.ts";
+import { jsonResponse } from "./http/response.ts";
+import type { RequestLog } from "./log.ts";
 import { describeFailure } from "./log.ts";
 
 export interface ServiceContext extends Context {
@@ -22,27 +25,37 @@ export interface ServiceContext extends Context {
   apiError?: ApiError;
 }
 
+/** A handler's Reply until the response middleware has written it as an HttpResponse. */
+export type ServiceResult = Reply | HttpResponse;
+
 /** A wired function: what `functions/<operation>/handler.ts` builds and index.ts exports. */
 export type ServiceHandler = MiddyfiedHandler<HttpEvent, HttpResponse, Error, ServiceContext>;
 
-type ServiceRequest = Request<HttpEvent, HttpResponse, Error, ServiceContext>;
-type ServiceMiddleware = MiddlewareObj<HttpEvent, HttpResponse, Error, ServiceContext>;
+type ServiceRequest = Request<HttpEvent, ServiceResult, Error, ServiceContext>;
+export type ServiceMiddleware = MiddlewareObj<HttpEvent, ServiceResult, Error, ServiceContext>;
 
 /** Local runs and tests may invoke without a Lambda context; they get this budget. */
 const defaultBudgetMs = 10_000;
 /** Kept back from the Lambda timeout so a 503 can still be written and logged. */
 const safetyMarginMs = 300;
 
-export function deadlineOf(context: Partial<Pick<Context, "getRemainingTimeInMillis">>): number {
+export function deadlineOf(
+  context: Partial<Pick<Context, "getRemainingTimeInMillis">>,
+  now: Clock = systemClock,
+): number {
   const remaining =
     typeof context.getRemainingTimeInMillis === "function"
       ? context.getRemainingTimeInMillis()
       : defaultBudgetMs;
-  return Date.now() + Math.max(0, remaining - safetyMarginMs);
+  return now() + Math.max(0, remaining - safetyMarginMs);
+}
+
+export function isHttpResponse(result: ServiceResult | null | undefined): result is HttpResponse {
+  return result !== null && result !== undefined && "headers" in result;
 }
 
 /** Writes the request's one log line, after success and after an error alike. Use it first. */
-export function requestLog(logger: RequestLogger, now: () => number): ServiceMiddleware {
+export function requestLog(logger: RequestLog, now: Clock): ServiceMiddleware {
   const started = new WeakMap<ServiceRequest, number>();
   const write = (request: ServiceRequest): void => {
     const status = request.response?.statusCode ?? 500;
@@ -90,84 +103,47 @@ export function errorResponse(): ServiceMiddleware {
   };
 }
 
-export function authorize(verifier: ApiKeyVerifier): ServiceMiddleware {
+/**
+ * Writes the handler's Reply: JSON with the contract's headers, compressed as Accept-Encoding
+ * allows, within Lambda's 6 MB limit (lib/http/response.ts), and `Idempotent-Replayed` on a replay.
+ * What it throws (406 too large) reaches errorResponse like any other error.
+ */
+export function respond(): ServiceMiddleware {
   return {
-    before: async (request) => {
-      request.context.principal = await verifier.authenticate(
-        header(request.event, "authorization"),
-        deadlineOf(request.context),
+    after: (request) => {
+      const reply = request.response;
+      if (!reply || isHttpResponse(reply)) return;
+      request.response = jsonResponse(
+        reply.statusCode,
+        reply.data,
+        header(request.event, "accept-encoding"),
+        request.context.replayed ? { "idempotent-replayed": "true" } : {},
       );
     },
   };
 }
 
-/**
- * Media type (415), size (413) and UTF-8 checks before JSON parsing. A POST with no
- * Content-Type is read as JSON (contract), and a base64 body (API Gateway encodes bodies it
- * does not consider text) is decoded here, so the JSON parser always receives checked text.
- */
-export function jsonRequestBody(): ServiceMiddleware {
+export function authorize(verifier: Authenticator, now: Clock): ServiceMiddleware {
   return {
-    before: (request) => {
-      const contentType = header(request.event, "content-type");
-      if (contentType !== undefined && !isJsonMediaType(contentType)) {
-        throw errors.unsupportedMediaType();
-      }
-      const text = readBodyText(request.event);
-      if (text === undefined || text.trim() === "") {
-        throw errors.invalidBody("the request body is missing: send a JSON object with a 'name'");
-      }
-      refuseDeepNesting(text);
-      request.event.body = text;
-      request.event.isBase64Encoded = false;
+    before: async (request) => {
+      request.context.principal = await verifier.authenticate(
+        header(request.event, "authorization"),
+        deadlineOf(request.context, now),
+      );
     },
   };
 }
 
-/** Log, error shaping and authentication: the envelope of every served operation. */
+/** Log, error shaping, response writing and authentication: the envelope of every operation. */
 export function authenticatedService(deps: {
-  readonly logger: RequestLogger;
-  readonly now: () => number;
-  readonly verifier: ApiKeyVerifier;
+  readonly logger: RequestLog;
+  readonly now: Clock;
+  readonly verifier: Authenticator;
 }): ServiceMiddleware[] {
-  return [requestLog(deps.logger, deps.now), errorResponse(), authorize(deps.verifier)];
-}
-
-/** A NewCategory is a flat object; anything nested deeper than this cannot be one. */
-const maxJsonDepth = 64;
-
-/**
- * The JSON body parser parses with a reviver (its `__proto__` guard), which recurses and
- * overflows the stack near 2,300 levels of nesting. Deeper bodies are settled here instead:
- * plain JSON.parse (no recursion limit) tells malformed JSON (invalid_json) from well-formed JSON
- * that is no NewCategory (invalid_body), keeping the contract's order of checks.
- */
-function refuseDeepNesting(text: string): void {
-  if (jsonDepth(text) <= maxJsonDepth) return;
-  try {
-    JSON.parse(text);
-  } catch {
-    throw errors.invalidJson();
-  }
-  throw errors.invalidBody(
-    `the body nests deeper than ${maxJsonDepth} levels; send a flat JSON object`,
-  );
-}
-
-/** The deepest bracket nesting outside strings; a linear scan, cheap for a 64 KiB body. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return deepest;
+  return [
+    requestLog(deps.logger, deps.now),
+    errorResponse(),
+    respond(),
+    authorize(deps.verifier, deps.now),
+  ];
 }

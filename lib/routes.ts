@@ -13,9 +13,13 @@ export type FallbackDecision =
       readonly allow: readonly string[];
     };
 
-export function decideFallback(routes: RouteTable, path: string): FallbackDecision {
+/**
+ * A request reaches the fallback with a method its path allows only when API Gateway could not
+ * route it (a path whose escapes do not decode, such as `/v1/pets/%ff`): that is no such route.
+ */
+export function decideFallback(routes: RouteTable, path: string, method = ""): FallbackDecision {
   for (const [pattern, methods] of Object.entries(routes)) {
-    if (pathMatches(pattern, path)) {
+    if (pathMatches(pattern, path) && !methods.includes(method)) {
       return { kind: "method_not_allowed", path: pattern, allow: methods };
     }
   }

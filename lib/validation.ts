@@ -5,7 +5,7 @@
  * rejected by name. Messages name the field and the rule, and never repeat the value sent.
  */
 import { errors } from "./errors.ts";
-import type { NewCategory } from "./store.ts";
+import type { NewCategory } from "./repositories/categories.ts";
 
 export const nameMaxLength = 100;
 export const descriptionMaxLength = 1000;
@@ -24,7 +24,7 @@ export function parseNewCategory(body: unknown): NewCategory {
   const unknown = Object.keys(body).filter((field) => !allowedFields.has(field));
   if (unknown.length > 0) {
     throw errors.invalidBody(
-      `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map(quoteField).join(", ")}: only 'name' and 'description' are accepted`,
+      `unknown field${unknown.length > 1 ? "s" : ""} ${namedFields(unknown)}: only 'name' and 'description' are accepted`,
     );
   }
   const fields = body as Record<string, unknown>;
@@ -91,6 +91,12 @@ function describeType(value: unknown): string {
 }
 
 /** Field names come from the client: quote them safely and keep them short. */
+/** The first few names, then a count: a message stays short however many fields were sent. */
+function namedFields(fields: readonly string[], shown = 5): string {
+  const names = fields.slice(0, shown).map(quoteField).join(", ");
+  return fields.length > shown ? `${names} and ${fields.length - shown} more` : names;
+}
+
 function quoteField(field: string): string {
   const shown = field.length > 40 ? `${field.slice(0, 40)}…` : field;
   return JSON.stringify(shown);

@@ -23,12 +23,43 @@ function isTextMediaType(contentType: string | undefined): boolean {
   );
 }
 
+/**
+ * The request target as API Gateway reads it: the raw path and query exactly as sent (never
+ * through `new URL`, which reads `//x/...` as a host), and the path percent-decoded once for
+ * matching routes. HTTP APIs decode the whole path before matching, so `%2F` splits segments;
+ * a path whose escapes do not decode to UTF-8 (`%ff`, `%zz`, a cut `%A`) matches no route and
+ * goes to `$default`, like any other unknown path.
+ */
+export interface RequestTarget {
+  readonly rawPath: string;
+  readonly rawQueryString: string;
+  readonly decodedPath: string | undefined;
+}
+
+export function parseTarget(requestUrl: string): RequestTarget {
+  const question = requestUrl.indexOf("?");
+  const rawPath = question === -1 ? requestUrl : requestUrl.slice(0, question);
+  return {
+    rawPath,
+    rawQueryString: question === -1 ? "" : requestUrl.slice(question + 1),
+    decodedPath: rawPath.startsWith("/") ? decoded(rawPath) : undefined,
+  };
+}
+
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function toEvent(
   request: IncomingMessage,
   body: Buffer,
+  target: RequestTarget,
   route: { routeKey: string; pattern: string | undefined },
 ): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? "/", "http://localhost");
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
@@ -38,9 +69,12 @@ export function toEvent(
     else headers[name] = name in headers ? `${headers[name] ?? ""},${value}` : value;
   }
   const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams)
+  for (const [key, value] of new URLSearchParams(target.rawQueryString))
     query[key] = key in query ? `${query[key] ?? ""},${value}` : value;
-  const pathParameters = route.pattern ? pathParametersOf(route.pattern, url.pathname) : undefined;
+  const pathParameters =
+    route.pattern && target.decodedPath !== undefined
+      ? pathParametersOf(route.pattern, target.decodedPath)
+      : undefined;
   // Bytes that are not UTF-8 cannot be handed over as a text string without loss, so they go
   // base64 whatever their declared type; the function can then refuse them (invalid_json).
   const base64 = body.length > 0 && (!isTextMediaType(headers["content-type"]) || !isUtf8(body));
@@ -48,8 +82,8 @@ export function toEvent(
   return {
     version: "2.0",
     routeKey: route.routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
+    rawPath: target.rawPath,
+    rawQueryString: target.rawQueryString,
     headers,
     ...(cookies.length > 0 && { cookies }),
     ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
@@ -61,7 +95,7 @@ export function toEvent(
       domainPrefix: (headers.host ?? "localhost").split(".")[0] ?? "localhost",
       http: {
         method: request.method ?? "GET",
-        path: url.pathname,
+        path: target.rawPath,
         protocol: `HTTP/${request.httpVersion}`,
         sourceIp: request.socket.remoteAddress ?? "127.0.0.1",
         userAgent: headers["user-agent"] ?? "",
@@ -79,13 +113,19 @@ export function toEvent(
   };
 }
 
+/**
+ * Parameters from the once-decoded path. API Gateway decodes a parameter's value once more
+ * before handing it over (so `%252F` arrives as `/`); a value that does not decode again is
+ * passed as it is.
+ */
 function pathParametersOf(pattern: string, path: string): Record<string, string> | undefined {
   const names = pattern.split("/");
   const values = path.split("/");
   const parameters: Record<string, string> = {};
   names.forEach((segment, index) => {
     const match = /^\{([^}]+)\}$/.exec(segment);
-    if (match?.[1]) parameters[match[1]] = decodeURIComponent(values[index] ?? "");
+    const value = values[index] ?? "";
+    if (match?.[1]) parameters[match[1]] = decoded(value) ?? value;
   });
   return Object.keys(parameters).length > 0 ? parameters : undefined;
 }

@@ -1,28 +1,33 @@
 /**
  * The local stand-in for API Gateway + Lambda: an HTTP server that routes requests by the
- * template's route keys to the built bundles in dist/ (the same files `sam deploy` ships), over
- * the embedded DynamoDB store.
+ * template's route keys to the built bundles in dist/ (the same files `sam deploy` ships), each
+ * run in its own container (local/functionHost.ts), over the embedded DynamoDB store.
  */
-import { rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
-import type { Handler } from "aws-lambda";
-import { ApiKeyStore } from "../lib/apiKeyStore.ts";
 import { pathMatches } from "../lib/routes.ts";
-import { fromResult, gatewayError, lambdaContext, toEvent } from "./apiGateway.ts";
+import { fromResult, gatewayError, parseTarget, toEvent } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
+import { ensureTable, localClient, startEmbeddedDynamo, storeEngineOf } from "./embeddedDynamo.ts";
+import type { EmbeddedDynamo, StoreEngine } from "./embeddedDynamo.ts";
+import { FunctionHost } from "./functionHost.ts";
 import { localFunctionEnv } from "./functionEnv.ts";
-import type { FunctionSpec } from "./template.ts";
+import { docsAnswer, isDocsPath } from "./docsPage.ts";
+import { createFront } from "./httpFront.ts";
+import type { LocalKey } from "./localKeys.ts";
+import {
+  localTableName,
+  prepareLocalKey,
+  removeEndpointFile,
+  writeEndpointFile,
+} from "./localKeys.ts";
+import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
+import { assertStoreFree } from "./storeLock.ts";
+import { assertStoreReachable } from "./storeCheck.ts";
 import { functionsOf, routesOf } from "./template.ts";
 
-export const localTableName = "petstore-local";
-export const localKeyLabel = "local-server";
-/** API Gateway HTTP API refuses request bodies over 10 MB before any function runs. */
-const gatewayMaxBodyBytes = 10 * 1024 * 1024;
+export { localKeyLabel, localTableName } from "./localKeys.ts";
 
 export interface LocalServerOptions {
   readonly port?: number;
@@ -31,185 +36,171 @@ export interface LocalServerOptions {
   readonly dataDir?: string | undefined;
   /** Use this DynamoDB endpoint instead of starting the embedded store (e.g. a fault proxy). */
   readonly dynamoEndpoint?: string | undefined;
-  /** Make this key valid (PETSTORE_API_KEY); otherwise a fresh local key is issued. */
+  /** The embedded store: dynalite or DynamoDB Local (default: PETSTORE_STORE, else dynalite). */
+  readonly engine?: StoreEngine | undefined;
+  /** Make this key valid (PETSTORE_API_KEY); otherwise the local key (see local/localKeys.ts). */
   readonly apiKey?: string | undefined;
-  /** Extra environment for the functions (e.g. API_KEY_CACHE_SECONDS). */
+  /** The functions' environment (e.g. API_KEY_CACHE_SECONDS); the store settings are added. */
   readonly env?: Readonly<Record<string, string>>;
+  /** How long a request may take to arrive (API Gateway's 30 s by default). */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface LocalServer {
   readonly baseUrl: string;
   readonly apiKey: string;
+  readonly keyOrigin: LocalKey["origin"];
   readonly dynamoEndpoint: string;
+  /** Serve the bundles as they now are on disk, in fresh containers (watch mode). */
+  reload(): Promise<void>;
   close(): Promise<void>;
 }
 
-interface LoadedRoute {
-  readonly routeKey: string;
-  readonly method: string;
-  readonly pattern: string;
-  readonly spec: FunctionSpec;
+/** A start that cannot succeed, with a message that says what to do. */
+export class LocalStartError extends Error {
+  override readonly name = "LocalStartError";
 }
 
-let instance = 0;
-
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
-  const dynamo = options.dynamoEndpoint
-    ? { endpoint: options.dynamoEndpoint, close: () => Promise.resolve() }
-    : await startEmbeddedDynamo(options.dataDir ? { dataDir: resolve(options.dataDir) } : {});
-  const db = localClient(dynamo.endpoint);
-  await ensureTable(db, localTableName);
-  if (options.dataDir) writeEndpointFile(options.dataDir, dynamo.endpoint);
-  const apiKey = await prepareKey(new ApiKeyStore(db, localTableName), options.apiKey);
-  db.close();
-
-  Object.assign(process.env, {
-    ...localFunctionEnv(dynamo.endpoint, localTableName),
-    ...options.env,
-  });
-  const handlers = await loadHandlers(functionsOf());
-  const routes = [...routesOf().entries()]
-    .filter(([key]) => key !== "$default")
-    .map(([routeKey, spec]): LoadedRoute => {
-      const [method = "", pattern = ""] = routeKey.split(" ");
-      return { routeKey, method, pattern, spec };
+  const cleanup: (() => Promise<void>)[] = [];
+  const undo = async (): Promise<void> => {
+    for (const step of cleanup.reverse()) await step();
+  };
+  try {
+    const dynamo = await openStore(options);
+    cleanup.push(() => dynamo.close());
+    const key = await prepareStore(dynamo.endpoint, options);
+    const env = { ...options.env, ...localFunctionEnv(dynamo.endpoint, localTableName) };
+    const hosts = new Map(functionsOf().map((spec) => [spec.name, new FunctionHost(spec, env)]));
+    cleanup.push(async () => {
+      await Promise.all([...hosts.values()].map((host) => host.close()));
     });
-  const fallback = routesOf().get("$default");
+    await assertInitialised([...hosts.values()]);
 
-  const server = createServer((request, response) => {
-    void serve(request, response).catch((error: unknown) => {
-      process.stderr.write(`local server: ${String(error)}\n`);
-      if (!response.headersSent) send(response, gatewayError);
+    const server = createFront(gatewayTo(hosts), options.requestTimeoutMs);
+    await listen(server, options.port ?? 3000, options.host ?? "127.0.0.1");
+    cleanup.push(async () => {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
     });
-  });
-
-  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = await readBody(request);
-    if (body === undefined) {
-      send(response, {
-        status: 413,
-        headers: { "content-type": "application/json" },
-        body: Buffer.from('{"message":"Request Entity Too Large"}'),
+    const { dataDir } = options;
+    if (dataDir) {
+      writeEndpointFile(dataDir, dynamo.endpoint);
+      cleanup.push(() => {
+        removeEndpointFile(dataDir);
+        return Promise.resolve();
       });
-      return;
     }
-    const path = new URL(request.url ?? "/", "http://localhost").pathname;
-    const route = routes.find((r) => r.method === request.method && pathMatches(r.pattern, path));
-    const spec = route?.spec ?? fallback;
-    const handler = spec && handlers.get(spec.name);
-    if (!spec || !handler) {
-      send(response, {
+    const { port } = server.address() as AddressInfo;
+    return {
+      baseUrl: `http://${options.host ?? "127.0.0.1"}:${port}/v1`,
+      apiKey: key.apiKey,
+      keyOrigin: key.origin,
+      dynamoEndpoint: dynamo.endpoint,
+      reload: async () => {
+        await Promise.all([...hosts.values()].map((host) => host.reload()));
+      },
+      close: undo,
+    };
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}
+
+async function openStore(options: LocalServerOptions): Promise<EmbeddedDynamo> {
+  if (options.dynamoEndpoint) {
+    await assertStoreReachable(options.dynamoEndpoint);
+    return { endpoint: options.dynamoEndpoint, close: () => Promise.resolve() };
+  }
+  const engine = options.engine ?? storeEngineOf();
+  if (!options.dataDir) return startEmbeddedDynamo({ engine });
+  const dataDir = resolve(options.dataDir);
+  // The lock check opens dynalite's LevelDB folder; DynamoDB Local keeps a SQLite file there.
+  if (engine === "dynalite") await assertStoreFree(dataDir);
+  return startEmbeddedDynamo({ dataDir, engine });
+}
+
+async function prepareStore(endpoint: string, options: LocalServerOptions): Promise<LocalKey> {
+  const db = localClient(endpoint);
+  try {
+    await ensureTable(db, localTableName);
+    return await prepareLocalKey(new ApiKeyStore(db, localTableName), {
+      dataDir: options.dataDir,
+      fixedKey: options.apiKey,
+    });
+  } finally {
+    db.close();
+  }
+}
+
+async function assertInitialised(hosts: readonly FunctionHost[]): Promise<void> {
+  for (const host of hosts) {
+    const error = await host.initialised();
+    if (error) {
+      throw new LocalStartError(
+        `${host.spec.name} failed to start: ${error.message} (run npm run build?)`,
+      );
+    }
+  }
+}
+
+function listen(server: ReturnType<typeof createFront>, port: number, host: string): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      fail(
+        error.code === "EADDRINUSE"
+          ? new LocalStartError(
+              `port ${port} on ${host} is in use (another npm start?): stop it, or set PORT to a free port, e.g. PORT=${port + 1} npm start`,
+            )
+          : error,
+      );
+    });
+    server.listen(port, host, done);
+  });
+}
+
+/** API Gateway: route by the template's route keys, invoke, and turn the result into HTTP. */
+function gatewayTo(
+  hosts: ReadonlyMap<string, FunctionHost>,
+): (request: IncomingMessage, body: Buffer) => Promise<HttpAnswer> {
+  const routeTable = routesOf();
+  const routes = [...routeTable.entries()]
+    .filter(([key]) => key !== "$default")
+    .map(([routeKey, spec]) => {
+      const [method = "", pattern = ""] = routeKey.split(" ");
+      return { routeKey, method, pattern, host: hosts.get(spec.name) };
+    });
+  const fallback = routeTable.get("$default");
+  const fallbackHost = fallback && hosts.get(fallback.name);
+
+  return async (request, body) => {
+    const target = parseTarget(request.url ?? "/");
+    const path = target.decodedPath;
+    // Local only: the API reference (npm run docs); API Gateway serves no such route.
+    if (path !== undefined && isDocsPath(path) && ["GET", "HEAD"].includes(request.method ?? "")) {
+      return docsAnswer();
+    }
+    const route =
+      path === undefined
+        ? undefined
+        : routes.find((r) => r.method === request.method && pathMatches(r.pattern, path));
+    const host = route?.host ?? fallbackHost;
+    if (!host) {
+      return {
         status: 404,
         headers: { "content-type": "application/json" },
         body: Buffer.from('{"message":"Not Found"}'),
-      });
-      return;
+      };
     }
-    const event = toEvent(request, body, {
+    const event = toEvent(request, body, target, {
       routeKey: route?.routeKey ?? "$default",
       pattern: route?.pattern,
     });
-    let answer: HttpAnswer;
-    try {
-      answer = fromResult(
-        await handler(event, lambdaContext(spec.name, spec.timeoutSeconds), () => undefined),
-      );
-    } catch (error) {
-      // A function that throws is a Lambda invocation error: API Gateway answers its own 500.
-      process.stderr.write(`${spec.name} invocation failed: ${String(error)}\n`);
-      answer = gatewayError;
-    }
-    send(response, answer);
-  }
-
-  try {
-    await new Promise<void>((done, fail) => {
-      server.once("error", fail);
-      server.listen(options.port ?? 3000, options.host ?? "127.0.0.1", done);
-    });
-  } catch (error) {
-    await dynamo.close();
-    throw error;
-  }
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://${options.host ?? "127.0.0.1"}:${port}/v1`,
-    apiKey,
-    dynamoEndpoint: dynamo.endpoint,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((done) => server.close(done));
-      if (options.dataDir) rmSync(endpointFile(options.dataDir), { force: true });
-      await dynamo.close();
-    },
+    const outcome = await host.invoke(event);
+    if (outcome.ok) return fromResult(outcome.result);
+    // A function that throws is a Lambda invocation error: API Gateway answers its own 500.
+    process.stderr.write(`${host.spec.name} invocation failed: ${outcome.error.message}\n`);
+    return gatewayError;
   };
-}
-
-/**
- * While the server runs it holds the store's folder lock, so the keys command reaches the store
- * through the server's embedded endpoint, which this file names.
- */
-export function endpointFile(dataDir: string): string {
-  return resolve(dataDir, "..", "dynamodb-endpoint");
-}
-
-function writeEndpointFile(dataDir: string, endpoint: string): void {
-  writeFileSync(endpointFile(dataDir), endpoint);
-}
-
-async function loadHandlers(functions: readonly FunctionSpec[]): Promise<Map<string, Handler>> {
-  instance += 1;
-  const handlers = new Map<string, Handler>();
-  for (const spec of functions) {
-    // A fresh module instance per server, as a fresh Lambda container would have.
-    const url = `${pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href}?instance=${instance}`;
-    const module = (await import(url)) as Record<string, unknown>;
-    const handler = module[spec.handlerExport];
-    if (typeof handler !== "function") {
-      throw new Error(
-        `${spec.codeDir}/${spec.handlerFile} does not export "${spec.handlerExport}"; run npm run build`,
-      );
-    }
-    handlers.set(spec.name, handler as Handler);
-  }
-  return handlers;
-}
-
-/** PETSTORE_API_KEY when given; otherwise a fresh key, revoking the previous run's local key. */
-async function prepareKey(keys: ApiKeyStore, fixedKey: string | undefined): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  if (fixedKey) {
-    await keys.issue("PETSTORE_API_KEY", undefined, deadline, fixedKey);
-    return fixedKey;
-  }
-  for (const record of await keys.list(deadline)) {
-    if (record.label === localKeyLabel && !record.revokedAt)
-      await keys.revoke(record.keyId, deadline);
-  }
-  return (await keys.issue(localKeyLabel, undefined, deadline)).apiKey;
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > gatewayMaxBodyBytes) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    request.on("end", () => {
-      resolveBody(tooLarge ? undefined : Buffer.concat(chunks));
-    });
-    request.on("error", reject);
-  });
-}
-
-function send(response: ServerResponse, answer: HttpAnswer): void {
-  response.writeHead(answer.status, {
-    ...answer.headers,
-    "content-length": String(answer.body.length),
-  });
-  response.end(answer.body);
 }

@@ -25,23 +25,34 @@ export const lambdaBundleOptions = {
   },
 } satisfies BuildOptions;
 
-export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
+/** The esbuild options of each function's bundle (also used by `npm run dev`'s watch). */
+export function functionBuilds(): { name: string; outfile: string; options: BuildOptions }[] {
   const functions = functionsOf();
   const servedRoutes = functions
     .flatMap((spec) => spec.routeKeys)
     .filter((key) => key !== "$default");
-  const results = [];
-  for (const spec of functions) {
+  return functions.map((spec) => {
     const outfile = resolve(spec.codeDir, spec.handlerFile);
-    const result = await build({
-      ...lambdaBundleOptions,
-      entryPoints: [resolve(projectRoot, "functions", spec.name, "index.ts")],
+    return {
+      name: spec.name,
       outfile,
-      metafile: true,
-      define: { __PETSTORE_ROUTES__: JSON.stringify(routeTableOf(servedRoutes)) },
-    });
-    const output = result.metafile.outputs[relative(process.cwd(), outfile)];
-    results.push({ name: spec.name, bytes: output?.bytes ?? 0 });
+      options: {
+        ...lambdaBundleOptions,
+        entryPoints: [resolve(projectRoot, "functions", spec.name, "index.ts")],
+        outfile,
+        metafile: true,
+        define: { __PETSTORE_ROUTES__: JSON.stringify(routeTableOf(servedRoutes)) },
+      },
+    };
+  });
+}
+
+export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
+  const results = [];
+  for (const { name, outfile, options } of functionBuilds()) {
+    const result = await build(options);
+    const output = result.metafile?.outputs[relative(process.cwd(), outfile)];
+    results.push({ name, bytes: output?.bytes ?? 0 });
   }
   return results;
 }

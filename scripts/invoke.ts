@@ -13,16 +13,16 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import type { Handler } from "aws-lambda";
-import { ApiKeyStore, hashApiKey } from "../lib/apiKeyStore.ts";
-import { CategoryStore } from "../lib/store.ts";
-import { lambdaContext } from "../local/apiGateway.ts";
+import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
+import { CategoryStore } from "../lib/repositories/categories.ts";
+import { FunctionHost } from "../local/functionHost.ts";
+import type { FunctionError } from "../local/functionProtocol.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
-import { localTableName } from "../local/server.ts";
+import { describeBody, notAnHttpApiEvent } from "../local/apiGatewayEvent.ts";
+import { localTableName } from "../local/localKeys.ts";
+import { assertStoreReachable } from "../local/storeCheck.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import { functionsOf, projectRoot, templatePath } from "../local/template.ts";
 import { buildFunctions } from "./build.ts";
@@ -30,6 +30,7 @@ import { buildFunctions } from "./build.ts";
 const functions = functionsOf();
 const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
   function: ${functions.map((spec) => `${spec.name} (${spec.logicalId})`).join(", ")}
+  event:    an API Gateway HTTP API (payload 2.0) event, e.g. events/list-ok.json
   --seed N  create N categories first (e.g. to make a list large enough to be compressed)
   env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
 
@@ -41,9 +42,18 @@ function fail(message: string): never {
 function parseCommandLine(): { spec: FunctionSpec; event: unknown; seed: number } {
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { seed: { type: "string" } } });
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { seed: { type: "string" }, help: { type: "boolean", short: "h" } },
+    });
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
+    fail(
+      `invoke: ${(error instanceof Error ? error.message : String(error)).split(".", 1)[0] ?? ""}`,
+    );
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
   }
   const [name, eventFile, ...extra] = parsed.positionals;
   if (name === undefined || eventFile === undefined || extra.length > 0)
@@ -59,6 +69,15 @@ function parseCommandLine(): { spec: FunctionSpec; event: unknown; seed: number 
     event = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
     fail(`invoke: cannot read the event ${path}: ${error instanceof Error ? error.message : ""}`);
+  }
+  const problem = notAnHttpApiEvent(event);
+  if (problem)
+    fail(`invoke: ${eventFile} is not an API Gateway HTTP API (payload 2.0) event: ${problem}`);
+  const { routeKey } = event as { routeKey: string };
+  if (!spec.routeKeys.includes(routeKey)) {
+    process.stderr.write(
+      `warning: the event is for route "${routeKey}", which ${spec.name} does not serve (it serves ${spec.routeKeys.join(", ")})\n`,
+    );
   }
   return { spec, event, seed };
 }
@@ -106,37 +125,12 @@ async function prepareStore(endpoint: string, seed: number): Promise<void> {
   }
 }
 
-/** A compressed result body stays base64 in the result; a person gets to read it here. */
-function describeBody(result: unknown): string {
-  if (typeof result !== "object" || result === null) return "";
-  const { body, isBase64Encoded, headers } = result as {
-    body?: unknown;
-    isBase64Encoded?: unknown;
-    headers?: Record<string, unknown>;
-  };
-  if (isBase64Encoded !== true || typeof body !== "string") return "";
-  const bytes = Buffer.from(body, "base64");
-  const encoding = headers?.["content-encoding"];
-  let text: string;
-  try {
-    if (encoding === "gzip") text = gunzipSync(bytes).toString("utf8");
-    else if (encoding === "br") text = brotliDecompressSync(bytes).toString("utf8");
-    else text = bytes.toString("utf8");
-  } catch (error) {
-    return `note: the ${String(encoding)} body does not decompress: ${String(error)}\n`;
-  }
-  const shown = text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} characters)` : text;
-  const what = typeof encoding === "string" ? `${encoding}-compressed ` : "";
-  return `note: the body is base64 of ${bytes.length} ${what}bytes; decoded:\n${shown}\n`;
-}
-
 /** How Lambda reports a function error (init or handler) to a synchronous caller. */
-function lambdaError(error: unknown): string {
-  const thrown = error instanceof Error ? error : new Error(String(error));
+function lambdaError(error: FunctionError): string {
   const report = {
-    errorType: thrown.name,
-    errorMessage: thrown.message,
-    trace: thrown.stack?.split("\n") ?? [],
+    errorType: error.name,
+    errorMessage: error.message,
+    trace: error.stack.split("\n"),
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }
@@ -147,32 +141,42 @@ interface Outcome {
   readonly stderr: string;
 }
 
+/** One invocation in a fresh container with the function's own environment, as in Lambda. */
 async function invoke(spec: FunctionSpec, event: unknown, endpoint: string): Promise<Outcome> {
-  Object.assign(process.env, localFunctionEnv(endpoint, localTableName));
+  const host = new FunctionHost(spec, {
+    ...process.env,
+    ...localFunctionEnv(endpoint, localTableName),
+  } as Record<string, string>);
   try {
-    // Inside the try: a failing init (e.g. a ConfigError) is a function error too, as in Lambda.
-    const bundle = pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href;
-    const module = (await import(bundle)) as Record<string, unknown>;
-    const handler = module[spec.handlerExport];
-    if (typeof handler !== "function") {
-      throw new Error(`${spec.handlerFile} does not export "${spec.handlerExport}"`);
-    }
-    const context = lambdaContext(spec.name, spec.timeoutSeconds);
-    const result: unknown = await (handler as Handler)(event, context, () => undefined);
+    // A failing init (e.g. a ConfigError) is a function error too, as in Lambda.
+    const outcome = await host.invoke(event);
+    if (!outcome.ok) return { code: 1, stdout: lambdaError(outcome.error), stderr: "" };
     return {
       code: 0,
-      stdout: `${JSON.stringify(result, null, 2)}\n`,
-      stderr: describeBody(result),
+      stdout: `${JSON.stringify(outcome.result, null, 2)}\n`,
+      stderr: describeBody(outcome.result),
     };
-  } catch (error) {
-    return { code: 1, stdout: lambdaError(error), stderr: "" };
+  } finally {
+    await host.close();
   }
 }
 
 async function main(): Promise<Outcome> {
   const { spec, event, seed } = parseCommandLine();
   if (bundleIsStale(spec)) await buildFunctions();
-  const external = process.env.DYNAMODB_ENDPOINT;
+  const external = process.env.DYNAMODB_ENDPOINT || undefined;
+  if (external) {
+    try {
+      await assertStoreReachable(external);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return {
+        code: 1,
+        stdout: "",
+        stderr: `invoke: ${why}: start that store, or unset DYNAMODB_ENDPOINT\n`,
+      };
+    }
+  }
   const dynamo = external
     ? { endpoint: external, close: () => Promise.resolve() }
     : await startEmbeddedDynamo();

@@ -1,7 +1,7 @@
 /**
  * `npm run keys -- <create|list|revoke> [options]`: the operator's API key command, for the
  * local store and for a deployed stage alike. Keys are shown once, on create; the table keeps
- * only their SHA-256.
+ * only their SHA-256. Every mistake ends in one line saying what to do, exit 2 (usage) or 1.
  *
  *   npm run keys -- create --label "partner-a" [--expires 2027-06-30] [--stage staging]
  *   npm run keys -- list [--stage production]
@@ -12,73 +12,77 @@
  * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml
  * (always that region, whatever AWS_REGION says).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ApiKeyStore } from "../lib/apiKeyStore.ts";
-import type { ApiKeyRecord } from "../lib/apiKeyStore.ts";
-import { DynamoDb } from "../lib/dynamodb.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
-import { endpointFile, localTableName } from "../local/server.ts";
-import { projectRoot } from "../local/template.ts";
-import { stageRegion, stages } from "./stages.ts";
+import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
+import type { Target } from "./keyTargets.ts";
+import { explainStageFailure, localTarget, stageBudgetMs, stageTarget } from "./keyTargets.ts";
+import { stages } from "./stages.ts";
 
 const usage = `usage: npm run keys -- <create|list|revoke> [--stage local|${stages.join("|")}]
   create [--label NAME] [--expires ISO-DATE]   issue a key (printed once)
   list                                         list keys (never the keys themselves)
   revoke <keyId>                               revoke a key (refused within 60 s)`;
+const commands = ["create", "list", "revoke"];
 
-interface Target {
-  readonly keys: ApiKeyStore;
-  close(): Promise<void>;
+/** A mistake in the command line: one line, exit 2. */
+class UsageError extends Error {}
+
+interface Request {
+  readonly command: string;
+  readonly keyId: string | undefined;
+  readonly stage: string;
+  readonly label: string;
+  readonly expiresAt: Date | undefined;
 }
 
-async function localTarget(): Promise<Target> {
-  const dataDir = resolve(projectRoot, process.env.DATA_DIR ?? ".data/dynamodb");
-  const running = existsSync(endpointFile(dataDir))
-    ? readFileSync(endpointFile(dataDir), "utf8").trim()
-    : undefined;
-  if (running) {
-    const db = localClient(running);
-    try {
-      await ensureTable(db, localTableName);
-      return { keys: new ApiKeyStore(db, localTableName), close: () => closeClient(db) };
-    } catch {
-      db.close(); // a stale file from a server that did not stop cleanly: open the folder ourselves
-    }
+function parse(argv: string[]): Request | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        stage: { type: "string", default: "local" },
+        label: { type: "string", default: "operator-issued" },
+        expires: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(argumentProblem(error));
   }
-  const dynamo = await startEmbeddedDynamo({ dataDir });
-  const db = localClient(dynamo.endpoint);
-  await ensureTable(db, localTableName);
-  return {
-    keys: new ApiKeyStore(db, localTableName),
-    close: async () => {
-      db.close();
-      await dynamo.close();
-    },
-  };
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  const [command, keyId, ...extra] = positionals;
+  if (!command) throw new UsageError("no command given: use create, list or revoke");
+  if (!commands.includes(command))
+    throw new UsageError(`unknown command "${command}": use create, list or revoke`);
+  if (extra.length > 0 || (keyId !== undefined && command !== "revoke"))
+    throw new UsageError(`unexpected argument "${extra[0] ?? keyId ?? ""}"`);
+  if (command === "revoke" && !keyId)
+    throw new UsageError("revoke needs a keyId (see: npm run keys -- list)");
+  const stage = values.stage;
+  if (stage !== "local" && !stages.includes(stage))
+    throw new UsageError(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
+  return { command, keyId, stage, label: values.label, expiresAt: expiry(values.expires) };
 }
 
-async function stageTarget(stage: string): Promise<Target> {
-  // Only the operator's command needs the SDK's credential chain (profiles, SSO, ...); the
-  // functions read the Lambda environment directly and never load it.
-  const { fromNodeProviderChain } = await import("@aws-sdk/credential-providers");
-  const provider = fromNodeProviderChain();
-  // The stage's region from samconfig.toml, where `npm run deploy` put its table: an AWS_REGION
-  // left in the operator's shell must not send the command to another region.
-  const db = new DynamoDb({
-    region: stageRegion(stage),
-    credentials: async () => {
-      const { accessKeyId, secretAccessKey, sessionToken } = await provider();
-      return { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) };
-    },
-  });
-  return { keys: new ApiKeyStore(db, `petstore-${stage}`), close: () => closeClient(db) };
+function argumentProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const option = /'(--?[^' ]+)/.exec(message ?? "")?.[1] ?? "";
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") return `${option} needs a value`;
+  return message?.split("\n", 1)[0] ?? String(error);
 }
 
-function closeClient(db: DynamoDb): Promise<void> {
-  db.close();
-  return Promise.resolve();
+function expiry(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`--expires must be an ISO 8601 date, got "${text}"`);
+  if (date.getTime() <= Date.now())
+    throw new UsageError(`--expires ${text} is in the past: give a future date, e.g. 2027-06-30`);
+  return date;
 }
 
 function show(record: ApiKeyRecord): string {
@@ -96,66 +100,68 @@ function show(record: ApiKeyRecord): string {
   ].join("  ");
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      stage: { type: "string", default: "local" },
-      label: { type: "string", default: "operator-issued" },
-      expires: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  const [command, argument] = positionals;
-  if (values.help || !command) {
-    console.log(usage);
-    return values.help ? 0 : 2;
-  }
-  const stage = values.stage;
-  if (stage !== "local" && !stages.includes(stage)) {
-    console.error(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
-    return 2;
-  }
-  const expiresAt = values.expires === undefined ? undefined : new Date(values.expires);
-  if (expiresAt && Number.isNaN(expiresAt.getTime())) {
-    console.error(`--expires must be an ISO 8601 date, got "${values.expires}"`);
-    return 2;
-  }
-  const target = stage === "local" ? await localTarget() : await stageTarget(stage);
-  const deadline = () => Date.now() + 30_000;
-  try {
-    switch (command) {
-      case "create": {
-        const { apiKey, record } = await target.keys.issue(values.label, expiresAt, deadline());
-        console.log(show(record));
-        console.log(`\nAPI key (shown once, store it now):\n${apiKey}`);
-        return 0;
-      }
-      case "list": {
-        const records = await target.keys.list(deadline());
-        console.log(records.length === 0 ? `no keys in ${stage}` : records.map(show).join("\n"));
-        return 0;
-      }
-      case "revoke": {
-        if (!argument) {
-          console.error("revoke needs a keyId (see: npm run keys -- list)");
-          return 2;
-        }
-        const revoked = await target.keys.revoke(argument, deadline());
-        console.log(
-          revoked
-            ? `revoked ${argument}; refused everywhere within 60 s`
-            : `no key ${argument} in ${stage}`,
-        );
-        return revoked ? 0 : 1;
-      }
-      default:
-        console.error(usage);
-        return 2;
+async function run(request: Request, target: Target): Promise<number> {
+  const deadline = Date.now() + (request.stage === "local" ? 30_000 : stageBudgetMs);
+  const { keys } = target;
+  switch (request.command) {
+    case "create": {
+      const { apiKey, record } = await keys.issue(request.label, request.expiresAt, deadline);
+      console.log(show(record));
+      console.log(`\nAPI key (shown once, store it now):\n${apiKey}`);
+      return 0;
     }
-  } finally {
-    await target.close();
+    case "list": {
+      const records = await keys.list(deadline);
+      console.log(
+        records.length === 0 ? `no keys in ${request.stage}` : records.map(show).join("\n"),
+      );
+      return 0;
+    }
+    default: {
+      const keyId = request.keyId ?? "";
+      const record = (await keys.list(deadline)).find((r) => r.keyId === keyId);
+      if (!record) {
+        console.log(`no key ${keyId} in ${request.stage} (see: npm run keys -- list)`);
+        return 1;
+      }
+      if (record.revokedAt) {
+        console.log(`${keyId} was already revoked on ${record.revokedAt}`);
+        return 0;
+      }
+      await keys.revoke(keyId, deadline);
+      console.log(`revoked ${keyId}; refused everywhere within 60 s`);
+      return 0;
+    }
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let request;
+  try {
+    request = parse(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`keys: ${error.message} (npm run keys -- --help)`);
+    return 2;
+  }
+  if (request === "help") {
+    console.log(usage);
+    return 0;
+  }
+  const { stage } = request;
+  try {
+    const target =
+      stage === "local" ? await localTarget(process.env) : await stageTarget(stage, process.env);
+    try {
+      return await run(request, target);
+    } finally {
+      await target.close();
+    }
+  } catch (error) {
+    const explained = stage === "local" ? undefined : explainStageFailure(error, stage);
+    const why = error instanceof Error ? error.message.split("\n", 1)[0] : String(error);
+    console.error(`keys: ${explained ?? `the ${stage} store failed: ${why}`}`);
+    return 1;
   }
 }
 

@@ -3,53 +3,128 @@
  * DATA_DIR (default .data/dynamodb), or over an existing DynamoDB-compatible endpoint given as
  * DYNAMODB_ENDPOINT. `--memory` keeps the embedded store in memory. Prints the base URL and a
  * working API key (PETSTORE_API_KEY when set). `--dynamodb-local` (or PETSTORE_STORE=dynamodb-local)
- * runs AWS's DynamoDB Local instead of dynalite, persisted in DATA_DIR (default .data/dynamodb-local).
+ * runs AWS's DynamoDB Local instead of dynalite, persisted in DATA_DIR (default
+ * .data/dynamodb-local). Every mistake ends in one line saying what to do.
+ *
+ * Also used by `npm run dev` (scripts/dev.ts), which reloads the functions after each rebuild.
  */
 import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
+import { storeEngineOf } from "../local/embeddedDynamo.ts";
+import type { StoreEngine } from "../local/embeddedDynamo.ts";
 import { projectRoot } from "../local/template.ts";
-import { startLocalServer } from "../local/server.ts";
-import { SetupError } from "../local/setupError.ts";
+import type { LocalServer } from "../local/server.ts";
+import { LocalStartError, startLocalServer } from "../local/server.ts";
+import { StoreLockedError } from "../local/storeLock.ts";
+import { StoreUnreachableError } from "../local/storeCheck.ts";
 
-const port = Number(process.env.PORT ?? 3000);
-const fixedKey = process.env.PETSTORE_API_KEY || undefined;
-// A key that is no RFC 6750 token could never be sent in a Bearer header: refuse it at once.
-const fixedKeyParsed = fixedKey && parseAuthorization(`Bearer ${fixedKey}`);
-if (fixedKeyParsed && !(fixedKeyParsed.kind === "bearer" && fixedKeyParsed.token === fixedKey)) {
-  process.stderr.write("PETSTORE_API_KEY must be a token of letters, digits and -._~+/ (then =)\n");
+const usage = `usage: npm start [-- [--memory] [--dynamodb-local]]
+  env: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data/dynamodb), DYNAMODB_ENDPOINT,
+       PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000), PETSTORE_STORE (dynalite|dynamodb-local)`;
+
+function refuse(message: string): never {
+  process.stderr.write(`npm start: ${message}\n`);
   process.exit(2);
 }
-const inMemory = process.argv.includes("--memory");
-if (process.argv.includes("--dynamodb-local")) process.env.PETSTORE_STORE = "dynamodb-local";
-const dataFolder =
-  process.env.PETSTORE_STORE === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
-const server = await startLocalServer({
-  port,
-  host: process.env.HOST ?? "127.0.0.1",
-  dynamoEndpoint: process.env.DYNAMODB_ENDPOINT,
-  dataDir:
-    inMemory || process.env.DYNAMODB_ENDPOINT
-      ? undefined
-      : resolve(projectRoot, process.env.DATA_DIR ?? dataFolder),
-  apiKey: fixedKey,
-  env: {},
-}).catch((error: unknown) => {
-  if (!(error instanceof SetupError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(2);
-});
 
-process.stderr.write(
-  [
+function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
+  const unknown = argv.filter((arg) => arg !== "--memory" && arg !== "--dynamodb-local");
+  if (unknown.includes("--help") || unknown.includes("-h")) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  if (unknown.length > 0) refuse(`unknown option ${unknown[0] ?? ""}\n${usage}`);
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    refuse(`PORT must be a port number (0 to 65535), got "${env.PORT ?? ""}"`);
+  const timeout = Number(env.REQUEST_TIMEOUT_MS ?? 30_000);
+  if (!Number.isInteger(timeout) || timeout < 1)
+    refuse(
+      `REQUEST_TIMEOUT_MS must be a whole number of milliseconds, got "${env.REQUEST_TIMEOUT_MS ?? ""}"`,
+    );
+  const fixedKey = env.PETSTORE_API_KEY || undefined;
+  // A key that is no RFC 6750 token could never be sent in a Bearer header: refuse it at once.
+  const parsed = fixedKey && parseAuthorization(`Bearer ${fixedKey}`);
+  if (parsed && !(parsed.kind === "bearer" && parsed.token === fixedKey))
+    refuse("PETSTORE_API_KEY must be a token of letters, digits and -._~+/ (then =)");
+  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
+  if (endpoint && !URL.canParse(endpoint))
+    refuse(`DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "${endpoint}"`);
+  const inMemory = argv.includes("--memory");
+  const engine = argv.includes("--dynamodb-local") ? "dynamodb-local" : engineOf(env);
+  const dataFolder = engine === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
+  return {
+    engine,
+    port,
+    host: env.HOST ?? "127.0.0.1",
+    dynamoEndpoint: endpoint,
+    dataDir: inMemory || endpoint ? undefined : resolve(projectRoot, env.DATA_DIR ?? dataFolder),
+    apiKey: fixedKey,
+    requestTimeoutMs: timeout,
+    // The functions see this shell's environment, as before; the store settings are the server's.
+    env: Object.fromEntries(
+      Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
+  };
+}
+
+function engineOf(env: NodeJS.ProcessEnv): StoreEngine {
+  try {
+    return storeEngineOf(env);
+  } catch (error) {
+    refuse((error as Error).message);
+  }
+}
+
+/** Starts the server as `npm start` does, or prints one line and exits. */
+export async function startFromCommandLine(argv: readonly string[]): Promise<LocalServer> {
+  const options = settings(process.env, argv);
+  try {
+    return await startLocalServer(options);
+  } catch (error) {
+    if (error instanceof StoreUnreachableError)
+      refuse(
+        `${error.message}: start that store, or unset DYNAMODB_ENDPOINT to use the embedded one`,
+      );
+    if (error instanceof StoreLockedError)
+      refuse(
+        `${error.message}: stop that server, or set DATA_DIR to another folder (or use --memory)`,
+      );
+    if (error instanceof LocalStartError) refuse(error.message);
+    refuse(`the server could not start: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export function banner(server: LocalServer): string {
+  const keyNote = {
+    PETSTORE_API_KEY: "(PETSTORE_API_KEY)",
+    kept: "(the same as last time; kept in DATA_DIR)",
+    new: "(new; kept in DATA_DIR for the next start)",
+    "per-run": "(new at every start: there is no DATA_DIR to keep it in)",
+  }[server.keyOrigin];
+  return [
     `Pet Store categories API (local) at ${server.baseUrl}`,
-    `API key: ${server.apiKey}`,
+    `API key: ${server.apiKey} ${keyNote}`,
     `Try: curl -H "Authorization: Bearer ${server.apiKey}" ${server.baseUrl}/categories`,
     "",
-  ].join("\n"),
-);
+  ].join("\n");
+}
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    void server.close().then(() => process.exit(0));
-  });
+export function stopOnSignals(
+  server: LocalServer,
+  before: () => Promise<void> = () => Promise.resolve(),
+): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      void before()
+        .then(() => server.close())
+        .then(() => process.exit(0));
+    });
+  }
+}
+
+if (import.meta.main) {
+  const server = await startFromCommandLine(process.argv.slice(2));
+  process.stderr.write(banner(server));
+  stopOnSignals(server);
 }

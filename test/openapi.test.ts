@@ -332,16 +332,19 @@ describe("assertMatchesOpenApi rejects what the document does not describe", () 
     }).toThrow("status 400 not documented for GET /v1/categories");
   });
 
-  it("rejects a response missing a required header (WWW-Authenticate, Retry-After, Deprecation)", () => {
+  it("rejects a response missing a required header (WWW-Authenticate, Retry-After, Deprecation, Stability)", () => {
     expect(() => {
       assertMatchesOpenApi(errorResponse(401, "unauthorized"));
     }).toThrow(/must carry a WWW-Authenticate header/);
     expect(() => {
-      assertMatchesOpenApi(errorResponse(503, "service_unavailable"));
+      assertMatchesOpenApi(errorResponse(409, "idempotency_in_progress", { method: "POST" }));
     }).toThrow(/must carry a Retry-After header/);
     expect(() => {
       assertMatchesOpenApi(errorResponse(501, "not_implemented", { path: "/v1/pets/7" }));
     }).toThrow(/must carry a Deprecation header/);
+    expect(() => {
+      assertMatchesOpenApi(errorResponse(501, "not_implemented", { path: "/v1/store/orders" }));
+    }).toThrow(/must carry a Stability header/);
     expect(() => {
       assertMatchesOpenApi(ok({ headers: { ...contractHeaders, "cache-control": "max-age=60" } }));
     }).toThrow(/Cache-Control/);

@@ -1,12 +1,12 @@
 import middy from "@middy/core";
-import httpJsonBodyParser from "@middy/http-json-body-parser";
 import type { ServiceDeps } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
-import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
-import { header, jsonResponse } from "../../lib/http.ts";
-import { parseIdempotencyKey } from "../../lib/idempotency.ts";
-import type { ServiceContext, ServiceHandler } from "../../lib/middleware.ts";
-import { authenticatedService, deadlineOf, jsonRequestBody } from "../../lib/middleware.ts";
+import { jsonRequestBody } from "../../lib/http/jsonBody.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
+import { header } from "../../lib/http/message.ts";
+import { parseIdempotencyKey } from "../../lib/http/request.ts";
+import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
+import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
 import { parseNewCategory } from "../../lib/validation.ts";
 
 /**
@@ -14,19 +14,17 @@ import { parseNewCategory } from "../../lib/validation.ts";
  * Idempotency-Key, a repeat replays the first answer instead of creating again.
  */
 export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
-  return middy<HttpEvent, HttpResponse, Error, ServiceContext>()
+  return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
     .use(jsonRequestBody())
-    .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
-    .handler(async (event, context) => {
+    .handler<HttpEvent, HttpResponse>(async (event, context) => {
       // The JSON body parser has replaced the text with the parsed value: validate it as unknown.
       const input = parseNewCategory(event.body);
       const idempotencyKey = parseIdempotencyKey(header(event, "idempotency-key"));
       const requestId = context.awsRequestId || event.requestContext.requestId;
-      const acceptEncoding = header(event, "accept-encoding");
+      const deadline = deadlineOf(context, deps.now);
       if (idempotencyKey === undefined) {
-        const category = await deps.categories.create(input, requestId, deadlineOf(context));
-        return jsonResponse(201, category, acceptEncoding);
+        return { statusCode: 201, data: await deps.categories.create(input, requestId, deadline) };
       }
       if (!context.principal) throw errors.internal(new Error("create ran without a principal"));
       const { category, replayed } = await deps.idempotency.create(
@@ -34,14 +32,9 @@ export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
         idempotencyKey,
         input,
         requestId,
-        deadlineOf(context),
+        deadline,
       );
       context.replayed = replayed;
-      return jsonResponse(
-        201,
-        category,
-        acceptEncoding,
-        replayed ? { "idempotent-replayed": "true" } : {},
-      );
+      return { statusCode: 201, data: category };
     });
 }

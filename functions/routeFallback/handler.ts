@@ -1,10 +1,14 @@
 import middy from "@middy/core";
-import type { MiddlewareObj } from "@middy/core";
 import type { ServiceDeps } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
-import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
-import type { ServiceContext, ServiceHandler } from "../../lib/middleware.ts";
-import { authorize, errorResponse, requestLog } from "../../lib/middleware.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
+import type {
+  ServiceContext,
+  ServiceHandler,
+  ServiceMiddleware,
+  ServiceResult,
+} from "../../lib/middleware.ts";
+import { authorize, errorResponse, isHttpResponse, requestLog } from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
@@ -13,42 +17,50 @@ import { decideFallback } from "../../lib/routes.ts";
  * the routes the interface names without specifying (501, after authentication).
  */
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
-  return middy<HttpEvent, HttpResponse, Error, ServiceContext>()
+  return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(requestLog(deps.logger, deps.now))
-    .use(petsDeprecation(deps))
+    .use(routeHeaders(deps))
     .use(errorResponse())
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
-      const decision = decideFallback(routes, request.event.rawPath);
+      const { rawPath, requestContext } = request.event;
+      const decision = decideFallback(routes, rawPath, requestContext.http.method);
       throw decision.kind === "not_found"
         ? errors.notFound()
         : errors.methodNotAllowed(decision.path, decision.allow);
     })
-    .use(authorize(deps.verifier))
-    .handler((event) => {
+    .use(authorize(deps.verifier, deps.now))
+    .handler<HttpEvent, HttpResponse>((event) => {
       if (event.routeKey === petsRoute) throw errors.notImplemented("the pets API");
       throw errors.notImplemented("the store orders API");
     });
 }
 
 const petsRoute = "GET /v1/pets/{petId}";
+const storeOrdersRoute = "GET /v1/store/orders";
 
 /**
- * RFC 9745 Deprecation (a structured-field date) and, when configured, RFC 8594 Sunset, on every
- * answer of the deprecated pets route (its 401s included). Used before errorResponse, so its
- * onError runs after the Error shape is in place.
+ * Headers on every answer of a named route (its 401s included). The pets route is deprecated:
+ * RFC 9745 Deprecation (a structured-field date) and, when configured, RFC 8594 Sunset. The store
+ * route is experimental (openapi.yaml `x-stability`): `Stability: experimental`. Used before
+ * errorResponse, so its onError runs after the Error shape is in place.
  */
-function petsDeprecation(
-  deps: ServiceDeps,
-): MiddlewareObj<HttpEvent, HttpResponse, Error, ServiceContext> {
+function routeHeaders(deps: ServiceDeps): ServiceMiddleware {
   const { petsDeprecatedAt, petsSunsetAt } = deps.config;
-  const headers = {
-    deprecation: `@${Math.floor(petsDeprecatedAt.getTime() / 1000)}`,
-    ...(petsSunsetAt && { sunset: petsSunsetAt.toUTCString() }),
-  };
+  const byRoute = new Map<string, Readonly<Record<string, string>>>([
+    [
+      petsRoute,
+      {
+        deprecation: `@${Math.floor(petsDeprecatedAt.getTime() / 1000)}`,
+        ...(petsSunsetAt && { sunset: petsSunsetAt.toUTCString() }),
+      },
+    ],
+    [storeOrdersRoute, { stability: "experimental" }],
+  ]);
   return {
     onError: (request) => {
-      if (request.event.routeKey !== petsRoute || !request.response) return;
+      const headers = byRoute.get(request.event.routeKey);
+      if (!headers || !isHttpResponse(request.response)) return;
       Object.assign(request.response.headers, headers);
     },
   };

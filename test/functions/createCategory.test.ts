@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
-import type { HttpEvent } from "../../lib/http.ts";
+import type { HttpEvent } from "../../lib/http/message.ts";
 import {
   expectContractHeaders,
   expectError,

@@ -14,13 +14,17 @@ interface Run {
 
 /** `npm run invoke -- ...` as package.json runs it, on the Node that runs vitest (24). */
 function invoke(...args: string[]): Run {
+  return invokeWith({}, ...args);
+}
+
+function invokeWith(extraEnv: Record<string, string>, ...args: string[]): Run {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DYNAMODB_ENDPOINT;
   delete env.PETSTORE_API_KEY;
   const run = spawnSync(
     process.execPath,
     ["--enable-source-maps", resolve(projectRoot, "scripts/invoke.ts"), ...args],
-    { cwd: projectRoot, env, encoding: "utf8", timeout: 60_000 },
+    { cwd: projectRoot, env: { ...env, ...extraEnv }, encoding: "utf8", timeout: 60_000 },
   );
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
@@ -60,16 +64,52 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     expect(run.stderr).toContain('{"id":1,"name":"Seeded category 1"');
   });
 
-  it("exits 1 with Lambda's errorType and errorMessage when the handler throws", () => {
-    const file = join(scratch, "not-an-api-gateway-event.json");
-    // null is no event at all: even the request log cannot read it, so the invocation fails.
-    writeFileSync(file, "null");
-    const run = invoke("listCategories", file);
+  it("exits 1 with Lambda's errorType and errorMessage when the function fails", () => {
+    // A setting out of range fails the function's init, which Lambda reports like a throw.
+    const run = invokeWith(
+      { STORE_ATTEMPT_TIMEOUT_MS: "1" },
+      "listCategories",
+      "events/list-ok.json",
+    );
     expect(run.status).toBe(1);
     const report = printedResult(run.stdout);
     expect(Object.keys(report)).toEqual(["errorType", "errorMessage", "trace"]);
-    expect(report.errorType).toBe("TypeError");
-    expect(typeof report.errorMessage).toBe("string");
+    expect(report.errorType).toBe("ConfigError");
+    expect(report.errorMessage).toMatch(/STORE_ATTEMPT_TIMEOUT_MS/);
+  });
+
+  it("gives the function the local store's settings whatever the shell has set", () => {
+    const run = invokeWith({ TABLE_NAME: "not-this-one" }, "listCategories", "events/list-ok.json");
+    expect(run.status, run.stderr).toBe(0);
+    expect(printedResult(run.stdout).statusCode).toBe(200);
+  });
+
+  it("--help prints the usage and exits 0", () => {
+    const run = invoke("--help");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^usage: npm run invoke/);
+  });
+
+  it.each([
+    ["null", /it is not a JSON object/],
+    ['{"httpMethod":"GET","path":"/v1/categories"}', /it has no "version": "2.0"/],
+    ['{"version":"2.0","routeKey":"GET /v1/categories"}', /it has no "rawPath"/],
+  ])("refuses %s before invoking: not an API Gateway HTTP API event (exit 2)", (text, why) => {
+    const file = join(scratch, "not-an-event.json");
+    writeFileSync(file, text);
+    const run = invoke("listCategories", file);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/is not an API Gateway HTTP API \(payload 2\.0\) event/);
+    expect(run.stderr).toMatch(why);
+    expect(run.stdout).toBe("");
+  });
+
+  it("warns when the event is for a route the function does not serve, then invokes", () => {
+    const run = invoke("listCategories", "events/create-ok.json");
+    expect(run.stderr).toMatch(
+      /^warning: the event is for route "POST \/v1\/categories", which listCategories does not serve/m,
+    );
+    expect(run.status).toBe(0);
   });
 
   it.each([

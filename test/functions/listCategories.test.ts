@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
-import type { HttpEvent } from "../../lib/http.ts";
+import type { HttpEvent } from "../../lib/http/message.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
 import {
   bodyText,

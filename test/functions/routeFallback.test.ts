@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
-import type { HttpEvent } from "../../lib/http.ts";
+import type { HttpEvent } from "../../lib/http/message.ts";
 import { routeTableOf } from "../../lib/routes.ts";
 import { routesOf } from "../../local/template.ts";
 import {

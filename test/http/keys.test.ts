@@ -87,11 +87,32 @@ describe("the store keeps hashes, never keys", () => {
 describe("the command refuses what it does not know", () => {
   it.each([
     [["--stage", "qa", "list"], /unknown stage "qa"/],
-    [["rotate"], /usage/],
+    [["rotate"], /^keys: unknown command "rotate": use create, list or revoke/],
     [["create", "--expires", "tomorrow"], /--expires must be an ISO 8601 date/],
-  ])("%j", (args, message) => {
+    [["create", "--expires", "2020-01-01"], /--expires 2020-01-01 is in the past/],
+    [["create", "--labl", "x"], /^keys: unknown option --labl/],
+    [["create", "--label"], /^keys: --label needs a value/],
+    [["revoke"], /^keys: revoke needs a keyId/],
+    [[], /^keys: no command given/],
+  ])("%j: one line, exit 2", (args, message) => {
     const run = keys(...args);
     expect(run.status).toBe(2);
-    expect(run.stdout + run.stderr).toMatch(message);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("--help prints the usage and exits 0", () => {
+    const run = keys("--help");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^usage: npm run keys/);
+  });
+
+  it("revoking a revoked key says it already was", () => {
+    const { keyId } = issue();
+    expect(keys("revoke", keyId).status).toBe(0);
+    const again = keys("revoke", keyId);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^${keyId} was already revoked on \\d{4}-`));
   });
 });

@@ -1,11 +1,16 @@
-/** `npm start` keeps its data in a folder: categories, the id counter and keys survive a restart. */
-import { mkdtempSync, rmSync } from "node:fs";
+/**
+ * `npm start` keeps its data in a folder: categories, the id counter and keys survive a restart,
+ * and so does the key it prints.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import { startServer } from "../support/localServer.ts";
+import { keysCommand } from "../support/keysCli.ts";
+import { localKeyFile } from "../../local/localKeys.ts";
 
 const dataDir = join(mkdtempSync(join(tmpdir(), "petstore-persist-")), "dynamodb");
 afterAll(() => {
@@ -33,13 +38,30 @@ describe("data survives a restart of the local server", () => {
     await second.stop();
   });
 
-  it("revokes the previous run's generated key when it issues a new one", async () => {
+  it("keeps its generated key across a restart, in the data folder, readable by its owner only", async () => {
     const first = await startServer({ dataDir });
-    const oldKey = first.apiKey;
     await first.stop();
     const second = await startServer({ dataDir });
-    expect(second.apiKey).not.toBe(oldKey);
-    await expect(listCategories(second.baseUrl, oldKey)).rejects.toThrow(/401/);
+    expect(second.apiKey).toBe(first.apiKey);
+    expect(second.stderr()).toMatch(/the same as last time/);
+    expect(await listCategories(second.baseUrl, second.apiKey)).toBeInstanceOf(Array);
+    await second.stop();
+    const file = localKeyFile(dataDir);
+    expect(readFileSync(file, "utf8").trim()).toBe(first.apiKey);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("issues a new key when the kept one was revoked, and says so", async () => {
+    const first = await startServer({ dataDir });
+    await first.stop();
+    const keyId = /^(key_\S+)\s+local-server\s.*active$/m.exec(
+      keysCommand(dataDir, "list").stdout,
+    )?.[1];
+    expect(keysCommand(dataDir, "revoke", keyId ?? "").status).toBe(0);
+    const second = await startServer({ dataDir });
+    expect(second.apiKey).not.toBe(first.apiKey);
+    expect(second.stderr()).toMatch(/\(new; kept in DATA_DIR/);
+    await expect(listCategories(second.baseUrl, first.apiKey)).rejects.toThrow(/401/);
     await second.stop();
   });
 });

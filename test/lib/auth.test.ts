@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/apiKeyStore.ts";
-import type { ApiKeyRecord } from "../../lib/apiKeyStore.ts";
+import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
 import type { KeyLookup } from "../../lib/auth.ts";
 import { ApiError } from "../../lib/errors.ts";

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DynamoDb, DynamoDbError, isRetryable } from "../../lib/dynamodb.ts";
+import { DynamoDb } from "../../lib/dynamodb.ts";
+import { DynamoDbError, isRetryable } from "../../lib/table/errors.ts";
 import { StoreUnavailableError } from "../../lib/errors.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";

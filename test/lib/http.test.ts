@@ -2,15 +2,10 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { errors, StoreUnavailableError } from "../../lib/errors.ts";
-import {
-  chooseEncoding,
-  header,
-  isJsonMediaType,
-  jsonResponse,
-  maxRequestBytes,
-  readBodyText,
-  toErrorResponse,
-} from "../../lib/http.ts";
+import { toErrorResponse } from "../../lib/http/errorResponse.ts";
+import { header } from "../../lib/http/message.ts";
+import { isJsonMediaType, maxRequestBytes, readBodyText } from "../../lib/http/request.ts";
+import { chooseEncoding, jsonResponse } from "../../lib/http/response.ts";
 
 describe("JSON media types are application/json and application/*+json, with parameters", () => {
   it.each([
@@ -167,16 +162,22 @@ describe("every error becomes exactly {code, message, status} in one place", () 
   });
 
   it("maps the JSON body parser's 422s to 400 invalid_json, and its forbidden keys to invalid_body", () => {
+    const parser = "@middy/http-json-body-parser";
     const malformed = Object.assign(new Error("Invalid or malformed JSON was provided"), {
       statusCode: 422,
+      cause: { package: parser },
     });
     expect(shapeOf(malformed)).toMatchObject({ status: 400, code: "invalid_json" });
     const forbidden = Object.assign(new Error("Forbidden key in JSON body"), {
       statusCode: 422,
-      cause: { data: "__proto__" },
+      cause: { package: parser, data: "__proto__" },
     });
     expect(shapeOf(forbidden)).toMatchObject({ status: 400, code: "invalid_body" });
-    expect(shapeOf(Object.assign(new Error("x"), { statusCode: 415 }))).toMatchObject({
+    const unsupported = Object.assign(new Error("x"), {
+      statusCode: 415,
+      cause: { package: parser },
+    });
+    expect(shapeOf(unsupported)).toMatchObject({
       status: 415,
       code: "unsupported_media_type",
     });

@@ -1,12 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
-import {
-  IdempotentCreator,
-  idempotencyWindowMs,
-  parseIdempotencyKey,
-} from "../../lib/idempotency.ts";
-import { CategoryStore } from "../../lib/store.ts";
+import { parseIdempotencyKey } from "../../lib/http/request.ts";
+import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
+import { idempotencyWindowMs } from "../../lib/idempotency/record.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
+import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecords.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";
 
@@ -21,12 +20,29 @@ interface Fixture {
 
 async function fixture(): Promise<Fixture> {
   const table = await store.newTable();
-  const clock = { now: Date.now() };
+  const clock = movableClock();
   const categories = new CategoryStore(store.client, table, () => clock.now);
+  const records = new IdempotencyRecordStore(store.client, table);
   return {
     categories,
-    creator: new IdempotentCreator(store.client, table, categories, () => clock.now),
+    creator: new IdempotentCreator(records, categories, () => clock.now),
     clock,
+  };
+}
+
+/**
+ * The service's one clock, moved by the tests: real time plus an offset, so the deadlines the
+ * store client measures (real time) and the service's own reckoning agree until a test moves it.
+ */
+function movableClock(): { now: number } {
+  let offset = 0;
+  return {
+    get now() {
+      return Date.now() + offset;
+    },
+    set now(value: number) {
+      offset = value - Date.now();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deadlineOf, jsonDepth } from "../../lib/middleware.ts";
+import { jsonDepth } from "../../lib/http/jsonBody.ts";
+import { deadlineOf } from "../../lib/middleware.ts";
 
 describe("JSON nesting depth is measured outside strings", () => {
   it.each([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { categorySortKey, CategoryStore } from "../../lib/store.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
+import { categorySortKey } from "../../lib/table/schema.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";
 

@@ -19,7 +19,7 @@ import {
   startFaultStack,
   waitForLogLines,
 } from "../support/faultStack.ts";
-import { hashApiKey } from "../../lib/apiKeyStore.ts";
+import { hashApiKey } from "../../lib/repositories/apiKeys.ts";
 
 interface Case {
   readonly label: string;

@@ -9,7 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDb } from "../../lib/dynamodb.ts";
-import { CategoryStore } from "../../lib/store.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
 
 const requests: { operation: string; input: Record<string, unknown> }[] = [];
 const recorder = createServer((request, response) => {

@@ -5,7 +5,7 @@
  * key or its SHA-256, in the log or in any response.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "../../lib/apiKeyStore.ts";
+import { hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { RequestLogLine } from "../../lib/log.ts";
 import { localTableName } from "../../local/server.ts";
 import type { Answer, Call, ErrorBody } from "../support/client.ts";

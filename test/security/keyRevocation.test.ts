@@ -6,8 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ApiKeyRecord } from "../../lib/apiKeyStore.ts";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/apiKeyStore.ts";
+import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { KeyLookup } from "../../lib/auth.ts";
 import { ApiKeyVerifier } from "../../lib/auth.ts";
 import { ConfigError, readConfig } from "../../lib/config.ts";

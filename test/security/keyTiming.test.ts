@@ -18,8 +18,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { ApiKeyRecord } from "../../lib/apiKeyStore.ts";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/apiKeyStore.ts";
+import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { KeyLookup } from "../../lib/auth.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
 import { errors } from "../../lib/errors.ts";

@@ -6,7 +6,7 @@
  *
  * Requests the document does not describe are the route fallback's: an unlisted path must get
  * 404 and a listed path with an unlisted method 405 (with `Allow` naming the listed methods),
- * both checked against components.responses.NotFound / MethodNotAllowed.
+ * both checked against the document's x-unlisted-routes (notFound / methodNotAllowed).
  *
  * Error answers (status 400 and up) must also have exactly `code`, `message` and `status`, with
  * `status` equal to the HTTP status. Bodies are passed as decoded text: nothing is decompressed.
@@ -119,7 +119,7 @@ export function assertMatchesOpenApi(response: ObservedResponse): void {
       : Object.keys(paths).find((candidate) => templateMatches(candidate, relative));
 
   if (template === undefined) {
-    checkResponse(response, "#/components/responses/NotFound", 404, `${where} (no such path)`);
+    checkResponse(response, "#/x-unlisted-routes/notFound", 404, `${where} (no such path)`);
     return;
   }
   const pathPointer = `#/paths/${escapePointer(template)}`;
@@ -129,7 +129,7 @@ export function assertMatchesOpenApi(response: ObservedResponse): void {
     const allowed = operationMethods.filter((key) => pathItem[key] !== undefined);
     checkResponse(
       response,
-      "#/components/responses/MethodNotAllowed",
+      "#/x-unlisted-routes/methodNotAllowed",
       405,
       `${where} (${template} has no ${method})`,
     );

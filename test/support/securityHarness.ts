@@ -4,14 +4,14 @@
  * each invocation's store calls are known, with the request log captured.
  */
 import { afterAll, beforeAll } from "vitest";
-import { ApiKeyStore, generateApiKey } from "../../lib/apiKeyStore.ts";
+import { ApiKeyStore, generateApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { ServiceDeps } from "../../lib/deps.ts";
 import { createServiceDeps } from "../../lib/deps.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
-import type { HttpEvent, HttpResponse } from "../../lib/http.ts";
+import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceHandler } from "../../lib/middleware.ts";
-import type { Category } from "../../lib/store.ts";
-import { CategoryStore } from "../../lib/store.ts";
+import type { Category } from "../../lib/repositories/categories.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";

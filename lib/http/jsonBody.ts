@@ -1,0 +1,97 @@
+/**
+ * The JSON request body, in the contract's order of checks: media type (415), size (413) and
+ * UTF-8 here; then @middy/http-json-body-parser parses (with its `__proto__` guard); its errors
+ * become the contract's in `fromBodyParserError`, matched on what middy documents for its errors
+ * (the HTTP status and `cause.package`), never on message text.
+ */
+import type { MiddlewareObj } from "@middy/core";
+import httpJsonBodyParser from "@middy/http-json-body-parser";
+import type { ApiError } from "../errors.ts";
+import { errors } from "../errors.ts";
+import type { HttpEvent } from "./message.ts";
+import { header } from "./message.ts";
+import { isJsonMediaType, readBodyText } from "./request.ts";
+
+export const bodyParserPackage = "@middy/http-json-body-parser";
+
+/**
+ * A POST with no Content-Type is read as JSON (contract), and a base64 body (API Gateway encodes
+ * bodies it does not consider text) is decoded first, so the parser always receives checked text.
+ */
+export function jsonRequestBody(): MiddlewareObj<HttpEvent>[] {
+  const checks: MiddlewareObj<HttpEvent> = {
+    before: (request) => {
+      const contentType = header(request.event, "content-type");
+      if (contentType !== undefined && !isJsonMediaType(contentType)) {
+        throw errors.unsupportedMediaType();
+      }
+      const text = readBodyText(request.event);
+      if (text === undefined || text.trim() === "") {
+        throw errors.invalidBody("the request body is missing: send a JSON object with a 'name'");
+      }
+      refuseDeepNesting(text);
+      request.event.body = text;
+      request.event.isBase64Encoded = false;
+    },
+  };
+  return [checks, httpJsonBodyParser({ disableContentTypeCheck: true })];
+}
+
+/**
+ * The parser throws http-errors (`statusCode`) whose `cause.package` names it: 415 for the media
+ * type, 422 for a body it refuses. A 422 carries the JSON.parse failure as `cause.message`, or, for
+ * a `__proto__` / `constructor` key, that key alone as `cause.data`. Pinned against the installed
+ * version by test/lib/jsonBody.test.ts.
+ */
+export function fromBodyParserError(thrown: unknown): ApiError | undefined {
+  if (!(thrown instanceof Error) || !("statusCode" in thrown)) return undefined;
+  const cause = thrown.cause as { package?: unknown; data?: unknown; message?: unknown } | null;
+  if (typeof cause !== "object" || cause?.package !== bodyParserPackage) return undefined;
+  if (thrown.statusCode === 415) return errors.unsupportedMediaType();
+  if (thrown.statusCode !== 422) return undefined;
+  const refusedKey = typeof cause.message === "string" ? undefined : cause.data;
+  return typeof refusedKey === "string"
+    ? errors.invalidBody(
+        `the field ${JSON.stringify(refusedKey)} is not accepted: only 'name' and 'description' are`,
+      )
+    : errors.invalidJson();
+}
+
+/** A NewCategory is a flat object; anything nested deeper than this cannot be one. */
+const maxJsonDepth = 64;
+
+/**
+ * The parser parses with a reviver (its `__proto__` guard), which recurses and overflows the stack
+ * near 2,300 levels of nesting. Deeper bodies are settled here instead: plain JSON.parse (no
+ * recursion limit) tells malformed JSON (invalid_json) from well-formed JSON that is no
+ * NewCategory (invalid_body), keeping the contract's order of checks.
+ */
+function refuseDeepNesting(text: string): void {
+  if (jsonDepth(text) <= maxJsonDepth) return;
+  try {
+    JSON.parse(text);
+  } catch {
+    throw errors.invalidJson();
+  }
+  throw errors.invalidBody(
+    `the body nests deeper than ${maxJsonDepth} levels; send a flat JSON object`,
+  );
+}
+
+/** The deepest bracket nesting outside strings; a linear scan, cheap for a 64 KiB body. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}

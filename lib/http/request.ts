@@ -1,0 +1,43 @@
+/**
+ * Reading the parts of a request the contract checks before any JSON parsing or business rule:
+ * media type, body size and encoding, and the Idempotency-Key header.
+ */
+import { isUtf8 } from "node:buffer";
+import { errors } from "../errors.ts";
+import type { HttpEvent } from "./message.ts";
+
+export const maxRequestBytes = 64 * 1024;
+
+/** `application/json` or `application/*+json`, any parameters (e.g. charset=utf-8) allowed. */
+export function isJsonMediaType(contentType: string): boolean {
+  const essence = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+  return /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json$/.test(essence);
+}
+
+/**
+ * The request body as text: base64 undone, size and UTF-8 checked. Returns undefined for a
+ * missing or empty body.
+ */
+export function readBodyText(
+  event: Pick<HttpEvent, "body" | "isBase64Encoded">,
+): string | undefined {
+  // Hand-written events may carry `"body": null`; API Gateway leaves a missing body out.
+  if (typeof event.body !== "string" || event.body === "") return undefined;
+  const bytes = event.isBase64Encoded
+    ? Buffer.from(event.body, "base64")
+    : Buffer.from(event.body, "utf8");
+  if (bytes.length > maxRequestBytes) throw errors.payloadTooLarge(maxRequestBytes);
+  if (event.isBase64Encoded && !isUtf8(bytes)) {
+    throw errors.invalidJson("the request body is not UTF-8 text");
+  }
+  return event.isBase64Encoded ? bytes.toString("utf8") : event.body;
+}
+
+/** Idempotency-Key: 1 to 255 printable ASCII characters (contract); undefined when not sent. */
+export function parseIdempotencyKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[\x20-\x7e]{1,255}$/.test(value)) {
+    throw errors.invalidIdempotencyKey();
+  }
+  return value;
+}

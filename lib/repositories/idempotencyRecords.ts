@@ -1,0 +1,142 @@
+/**
+ * Idempotency records in the table (keys: lib/table/schema.ts; states: lib/idempotency/record.ts).
+ * Every write but the first claim is conditional on the caller still owning the record, so a
+ * request that was taken over can change nothing; each answers false when its condition failed.
+ */
+import type { Item } from "../dynamodb.ts";
+import type { Category } from "./categories.ts";
+import type { IdempotencyRecord, RecordKey } from "../idempotency/record.ts";
+import { expiresAtSeconds, isExpired } from "../idempotency/record.ts";
+import { conditionHeld } from "../table/errors.ts";
+import { num, text } from "../table/item.ts";
+import type { Key } from "../table/schema.ts";
+import { keys } from "../table/schema.ts";
+import type { Expression } from "../table/table.ts";
+import { TableRepository } from "./tableRepository.ts";
+
+export interface Claim {
+  readonly fingerprint: string;
+  readonly owner: string;
+  readonly lockUntil: number;
+}
+
+export interface IdempotencyRecordRepository {
+  /** Creates an in-progress record unless a live one exists; false when one does. */
+  claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<boolean>;
+  /** The record, if any; one past its window reads as expired. */
+  read(key: RecordKey, now: number, deadline: number): Promise<IdempotencyRecord | undefined>;
+  /** Takes an unfinished record over from `previousOwner`; false when another got there first. */
+  takeOver(key: RecordKey, previousOwner: string, claim: Claim, deadline: number): Promise<boolean>;
+  /** Notes the category id the owner will store under; false when the owner lost the record. */
+  reserveId(key: RecordKey, owner: string, id: number, deadline: number): Promise<boolean>;
+  /** Stores the answer; false when the owner lost the record. */
+  complete(key: RecordKey, owner: string, category: Category, deadline: number): Promise<boolean>;
+  /** Removes an owned record that reserved no id yet, so a repeat can start afresh at once. */
+  release(key: RecordKey, owner: string, deadline: number): Promise<void>;
+}
+
+const ownedBy = (owner: string, extra = ""): Expression => ({
+  text: `#owner = :me${extra}`,
+  names: { "#owner": "owner" },
+  values: { ":me": owner },
+});
+
+export class IdempotencyRecordStore extends TableRepository implements IdempotencyRecordRepository {
+  claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<boolean> {
+    const fields = { ...claim, ttl: expiresAtSeconds(now) };
+    return conditionHeld(
+      this.table.put(keyOf(key), fields, deadline, {
+        text: "attribute_not_exists(pk) OR #ttl < :nowSeconds",
+        names: { "#ttl": "ttl" },
+        values: { ":nowSeconds": Math.floor(now / 1000) },
+      }),
+    );
+  }
+
+  async read(
+    key: RecordKey,
+    now: number,
+    deadline: number,
+  ): Promise<IdempotencyRecord | undefined> {
+    const item = await this.table.get(keyOf(key), deadline);
+    return item && toRecord(item, now);
+  }
+
+  takeOver(
+    key: RecordKey,
+    previousOwner: string,
+    claim: Claim,
+    deadline: number,
+  ): Promise<boolean> {
+    return conditionHeld(
+      this.table.update(
+        keyOf(key),
+        {
+          text: "SET #owner = :owner, lockUntil = :lockUntil",
+          names: { "#owner": "owner" },
+          values: { ":owner": claim.owner, ":lockUntil": claim.lockUntil },
+        },
+        deadline,
+        {
+          condition: {
+            text: "#owner = :previous AND attribute_not_exists(#response)",
+            names: { "#response": "response" },
+            values: { ":previous": previousOwner },
+          },
+        },
+      ),
+    );
+  }
+
+  reserveId(key: RecordKey, owner: string, id: number, deadline: number): Promise<boolean> {
+    const update = { text: "SET categoryId = :id", values: { ":id": id } };
+    return this.#ownedUpdate(key, owner, update, deadline);
+  }
+
+  complete(key: RecordKey, owner: string, category: Category, deadline: number): Promise<boolean> {
+    const update = {
+      text: "SET #response = :response",
+      names: { "#response": "response" },
+      values: { ":response": JSON.stringify(category) },
+    };
+    return this.#ownedUpdate(key, owner, update, deadline);
+  }
+
+  async release(key: RecordKey, owner: string, deadline: number): Promise<void> {
+    await this.table.delete(
+      keyOf(key),
+      deadline,
+      ownedBy(owner, " AND attribute_not_exists(categoryId)"),
+    );
+  }
+
+  #ownedUpdate(
+    key: RecordKey,
+    owner: string,
+    update: Expression,
+    deadline: number,
+  ): Promise<boolean> {
+    return conditionHeld(
+      this.table.update(keyOf(key), update, deadline, { condition: ownedBy(owner) }),
+    );
+  }
+}
+
+function keyOf(key: RecordKey): Key {
+  return keys.idempotency(key.scope, key.idempotencyKey);
+}
+
+/** The one place a record's state is read from its attributes. */
+function toRecord(item: Item, now: number): IdempotencyRecord {
+  if (isExpired(num(item, "ttl") ?? Number.NaN, now)) return { status: "expired" };
+  const live = {
+    fingerprint: text(item, "fingerprint") ?? "",
+    owner: text(item, "owner"),
+    lockUntil: num(item, "lockUntil") ?? Number.NaN,
+  };
+  const response = text(item, "response");
+  if (response !== undefined) {
+    return { ...live, status: "completed", response: JSON.parse(response) as Category };
+  }
+  return { ...live, status: "in_progress", reservedId: num(item, "categoryId") };
+}

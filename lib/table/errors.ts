@@ -1,0 +1,73 @@
+/**
+ * What DynamoDB's answers mean, in one place: an answer is a value, a DynamoDbError (DynamoDB
+ * itself refused), or a TransportError (no usable answer). The client (lib/dynamodb.ts) retries
+ * what `isRetryable` says until the request's deadline; what reaches a repository is either a
+ * condition that did not hold (an expected outcome of a conditional write) or a fault to pass on.
+ */
+/** An error answered by DynamoDB itself (`__type` without the namespace, e.g. `ConditionalCheckFailedException`). */
+export class DynamoDbError extends Error {
+  override readonly name = "DynamoDbError";
+  readonly type: string;
+  readonly statusCode: number;
+  constructor(type: string, statusCode: number, message: string) {
+    super(`${type}: ${message}`);
+    this.type = type;
+    this.statusCode = statusCode;
+  }
+}
+
+/** The connection failed, was reset, or the answer did not arrive in time. Always retryable. */
+export class TransportError extends Error {
+  override readonly name = "TransportError";
+}
+
+const throttlingTypes = new Set([
+  "ProvisionedThroughputExceededException",
+  "ThrottlingException",
+  "RequestLimitExceeded",
+  "LimitExceededException",
+  "InternalServerError",
+  "ServiceUnavailable",
+]);
+
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof TransportError) return true;
+  return (
+    error instanceof DynamoDbError && (error.statusCode >= 500 || throttlingTypes.has(error.type))
+  );
+}
+
+/** The JSON answer of a 200, or the error the answer describes. */
+export function readAnswer(status: number, text: string): unknown {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // A cut-off or non-JSON answer (a proxy's error page, a reset mid-body) is a transport fault.
+    throw new TransportError(`unreadable answer (HTTP ${status})`);
+  }
+  if (status === 200) return json;
+  const fault = (json ?? {}) as { __type?: unknown; message?: unknown; Message?: unknown };
+  const type = typeof fault.__type === "string" ? (fault.__type.split("#").pop() ?? "") : "";
+  const message = fault.message ?? fault.Message;
+  throw new DynamoDbError(
+    type || `HTTP${status}`,
+    status,
+    typeof message === "string" ? message : "no message",
+  );
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof DynamoDbError && error.type === "ConditionalCheckFailedException";
+}
+
+/** Awaits a conditional write: true when it was made, false when its condition did not hold. */
+export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The single-table design: one DynamoDB table per stage, string keys `pk` (partition) and `sk`
+ * (sort). This is the one place that says what the keys hold for each item type:
+ *
+ *   item type     pk                                  sk                                 attributes
+ *   category      "CATEGORY"                          id, 16 digits zero-padded          id N, name S, description S?, createdAt S, requestId S
+ *   id counter    "COUNTER"                           "category"                         value N (last id handed out)
+ *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
+ *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   the Idempotency-Key                fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
+ *
+ * All categories share one partition so a single Query reads them in id order (16 digits hold
+ * every safe integer). Only the hash of an API key is stored. Idempotency records are scoped per
+ * API key by their partition, and DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
+ *
+ * A new item type gets a partition (or partition prefix) and a key function here, and nothing
+ * else in the table layer changes; IAM's `dynamodb:LeadingKeys` conditions match these prefixes.
+ */
+export interface Key {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+export const partitions = {
+  category: "CATEGORY",
+  counter: "COUNTER",
+  apiKey: "APIKEY",
+  idempotency: (scope: string): string => `IDEMPOTENCY#${scope}`,
+} as const;
+
+/** Zero-padded, so string order of sort keys is id order. */
+export function categorySortKey(id: number): string {
+  return String(id).padStart(16, "0");
+}
+
+export const keys = {
+  category: (id: number): Key => ({ pk: partitions.category, sk: categorySortKey(id) }),
+  categoryCounter: { pk: partitions.counter, sk: "category" } as Key,
+  apiKey: (keyHash: string): Key => ({ pk: partitions.apiKey, sk: keyHash }),
+  idempotency: (scope: string, idempotencyKey: string): Key => ({
+    pk: partitions.idempotency(scope),
+    sk: idempotencyKey,
+  }),
+};

@@ -1,0 +1,120 @@
+/**
+ * Where `npm run keys` manages keys: the local store (through local/localKeys.ts) or a deployed
+ * stage's table, with the operator's AWS credentials in the stage's region. Every way a stage
+ * can be out of reach (no credentials, rejected credentials, no network, no table) becomes one
+ * KeysTargetError saying what to check, within a few seconds.
+ */
+import { resolve } from "node:path";
+import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
+import { DynamoDb } from "../lib/dynamodb.ts";
+import { DynamoDbError } from "../lib/table/errors.ts";
+import type { AwsCredentials } from "../lib/dynamodb.ts";
+import { StoreUnavailableError } from "../lib/errors.ts";
+import { openLocalStore } from "../local/localKeys.ts";
+import type { LocalStore } from "../local/localKeys.ts";
+import { StoreLockedError } from "../local/storeLock.ts";
+import { projectRoot } from "../local/template.ts";
+import { stageRegion } from "./stages.ts";
+
+export type Target = LocalStore;
+
+/** A failure the operator can fix; the message says how. */
+export class KeysTargetError extends Error {
+  override readonly name = "KeysTargetError";
+}
+
+/** How long one command may wait for a stage before it gives up. */
+export const stageBudgetMs = 5000;
+
+export async function localTarget(env: NodeJS.ProcessEnv): Promise<Target> {
+  const dataDir = resolve(projectRoot, env.DATA_DIR ?? ".data/dynamodb");
+  try {
+    return await openLocalStore(dataDir);
+  } catch (error) {
+    if (error instanceof StoreLockedError)
+      throw new KeysTargetError(`${error.message} but left no endpoint file: stop it and retry`);
+    throw error;
+  }
+}
+
+export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promise<Target> {
+  // Only the operator's command needs the SDK's credential chain (profiles, SSO, ...); the
+  // functions read the Lambda environment directly and never load it.
+  const { fromNodeProviderChain } = await import("@aws-sdk/credential-providers");
+  const provider = fromNodeProviderChain();
+  const region = stageRegion(stage);
+  // The stage's region from samconfig.toml, where `npm run deploy` put its table: an AWS_REGION
+  // left in the operator's shell must not send the command to another region. The SDK's own
+  // endpoint variable is honoured (a VPC endpoint, or a test double).
+  const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB ?? env.AWS_ENDPOINT_URL;
+  const db = new DynamoDb({
+    region,
+    endpoint,
+    attemptTimeoutMs: 2000,
+    credentials: () => credentialsWithin(provider, stage, stageBudgetMs / 2),
+  });
+  const table = `petstore-${stage}`;
+  const keys = new ApiKeyStore(db, table);
+  return {
+    keys,
+    close: () => {
+      db.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+type Provider = () => Promise<AwsCredentials>;
+
+async function credentialsWithin(
+  provider: Provider,
+  stage: string,
+  ms: number,
+): Promise<AwsCredentials> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new KeysTargetError(noCredentials(stage, `none found within ${ms / 1000} s`)));
+    }, ms);
+  });
+  try {
+    const { accessKeyId, secretAccessKey, sessionToken } = await Promise.race([provider(), late]);
+    return { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) };
+  } catch (error) {
+    if (error instanceof KeysTargetError) throw error;
+    throw new KeysTargetError(noCredentials(stage, firstLine(error)));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function noCredentials(stage: string, why: string): string {
+  return `no AWS credentials for ${stage} (${why}): set AWS_PROFILE to your ${stage} profile and run aws sso login --profile <profile> (or aws configure)`;
+}
+
+/** What to tell the operator when a call to a stage's table fails. */
+export function explainStageFailure(error: unknown, stage: string): string | undefined {
+  const region = stageRegion(stage);
+  const table = `petstore-${stage}`;
+  if (error instanceof KeysTargetError) return error.message;
+  if (error instanceof StoreUnavailableError)
+    return `DynamoDB in ${region} did not answer within ${stageBudgetMs / 1000} s: check your network (and any proxy), and the region in infra/samconfig.toml`;
+  if (!(error instanceof DynamoDbError)) return undefined;
+  switch (error.type) {
+    case "UnrecognizedClientException":
+    case "InvalidSignatureException":
+    case "ExpiredTokenException":
+    case "MissingAuthenticationTokenException":
+      return `AWS refused the credentials (${error.type}): run aws sso login --profile <profile>, and check AWS_PROFILE names your ${stage} profile`;
+    case "AccessDeniedException":
+      return `your AWS identity may not use table ${table} (AccessDeniedException): check AWS_PROFILE names your ${stage} profile (aws sts get-caller-identity)`;
+    case "ResourceNotFoundException":
+      return `no table ${table} in ${region} for this AWS account: deploy the stage first (npm run deploy -- ${stage}), or check AWS_PROFILE names the right account`;
+    default:
+      return `DynamoDB refused the call (${error.type}): ${firstLine(error)}`;
+  }
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n", 1)[0] ?? "";
+}

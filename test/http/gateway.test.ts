@@ -1,0 +1,222 @@
+/**
+ * The local server behaves like API Gateway in front of the functions, never better or worse:
+ * it routes only the template's routes (whatever the path's spelling), sends what it cannot
+ * route to `$default`, and answers what Node's HTTP parser refuses, or what never finishes
+ * arriving, in the Error shape.
+ */
+import { connect } from "node:net";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Answer, ErrorBody } from "../support/client.ts";
+import { listCategories, send } from "../support/client.ts";
+import { request } from "node:http";
+import { useLocalServer } from "../support/localServer.ts";
+
+const requestTimeoutMs = 600;
+const server = useLocalServer({ env: { REQUEST_TIMEOUT_MS: String(requestTimeoutMs) } });
+let url: string;
+let key: string;
+
+beforeAll(() => {
+  url = server.baseUrl;
+  key = server.apiKey;
+});
+
+function expectError(
+  answer: { status: number; headers: Readonly<Record<string, string>>; text: string },
+  status: number,
+  code: string,
+): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+  expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+  const body = JSON.parse(answer.text) as ErrorBody;
+  expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
+  expect(body).toMatchObject({ code, status });
+}
+
+describe("a path is matched as sent: `//x/v1/categories` is no route of the template", () => {
+  it.each(["GET", "POST"])(
+    "%s //x/v1/categories is 404 not_found and stores nothing",
+    async (method) => {
+      const answer: Answer = await send(url, {
+        method,
+        path: "//x/v1/categories",
+        key,
+        ...(method === "POST" && {
+          body: '{"name":"dog"}',
+          headers: { "content-type": "application/json" },
+        }),
+      });
+      expectError(answer, 404, "not_found");
+      expect(await listCategories(url, key)).toEqual([]);
+    },
+  );
+
+  it("a percent-encoded spelling of a route is that route (the gateway decodes before matching)", async () => {
+    expect((await get("/v1/categ%6Fries")).status).toBe(200);
+  });
+});
+
+describe("a path parameter whose escapes do not decode matches no route: 404, never a bare 500", () => {
+  it.each(["/v1/pets/%ff", "/v1/pets/%zz", "/v1/pets/%E0%A4%A", "/v1/categories%"])(
+    "GET %s",
+    async (path) => {
+      expectError(await get(path), 404, "not_found");
+    },
+  );
+
+  it("a parameter that decodes still reaches its route", async () => {
+    expectError(await get("/v1/pets/%E0%A4%A4"), 501, "not_implemented");
+  });
+});
+
+interface PlainAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly text: string;
+}
+
+/**
+ * A GET with the key, the path sent exactly as written. Not checked against openapi.yaml, which
+ * cannot name a path that does not decode.
+ */
+function get(path: string): Promise<PlainAnswer> {
+  const origin = new URL(url);
+  return new Promise((resolve, reject) => {
+    const call = request(
+      {
+        host: origin.hostname,
+        port: origin.port,
+        path,
+        headers: { authorization: `Bearer ${key}` },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers as Record<string, string>,
+            text: Buffer.concat(chunks).toString(),
+          });
+        });
+      },
+    );
+    call.on("error", reject);
+    call.end();
+  });
+}
+
+interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  /** The first answer's body. */
+  readonly text: string;
+  /** Everything the server sent. */
+  readonly raw: string;
+  readonly ms: number;
+}
+
+/** Bytes on a socket, as no HTTP client would send them; the answer read to the end. */
+function rawExchange(bytes: string | Buffer, keepOpen = false): Promise<RawAnswer> {
+  const origin = new URL(url);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: origin.hostname, port: Number(origin.port) }, () => {
+      socket.write(bytes);
+      if (!keepOpen) socket.end();
+    });
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const raw = Buffer.concat(chunks).toString("latin1");
+      const [head = "", text = ""] = raw.split("\r\n\r\n");
+      const [statusLine = "", ...lines] = head.split("\r\n");
+      const headers = Object.fromEntries(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(":")).toLowerCase(),
+          line.slice(line.indexOf(":") + 1).trim(),
+        ]),
+      );
+      resolve({
+        status: Number(statusLine.split(" ")[1]),
+        headers,
+        text,
+        raw,
+        ms: Date.now() - started,
+      });
+    });
+  });
+}
+
+const host = (): string => `Host: ${new URL(url).host}\r\n`;
+
+describe("requests Node's HTTP parser refuses are answered in the Error shape", () => {
+  it("431 request_header_fields_too_large for oversized headers", async () => {
+    const big = "a".repeat(20_000);
+    const answer = await rawExchange(
+      `GET /v1/categories HTTP/1.1\r\n${host()}X-Big: ${big}\r\n\r\n`,
+    );
+    expectError(answer, 431, "request_header_fields_too_large");
+  });
+
+  it.each([
+    [
+      "both Content-Length and Transfer-Encoding",
+      "POST",
+      "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    ],
+    ["a control byte in a header", "GET", "X-Bad: a\u0001b\r\n\r\n"],
+    ["an unknown method", "BREW", "\r\n"],
+  ])("400 bad_request for %s", async (_, method, rest) => {
+    const answer = await rawExchange(`${method} /v1/categories HTTP/1.1\r\n${host()}${rest}`);
+    expectError(answer, 400, "bad_request");
+  });
+
+  it("400 bad_request for an HTTP/1.1 request without Host", async () => {
+    const answer = await rawExchange("GET /v1/categories HTTP/1.1\r\nConnection: close\r\n\r\n");
+    expectError(answer, 400, "bad_request");
+  });
+
+  it("400 bad_request for the bytes after a body longer than its Content-Length", async () => {
+    const answer = await rawExchange(
+      `POST /v1/categories HTTP/1.1\r\n${host()}Content-Length: 2\r\n\r\n{}garbage\r\n\r\n`,
+    );
+    // The extra bytes are refused (the declared request may be answered first: 401, no key).
+    const refused = answer.raw.slice(answer.raw.indexOf("HTTP/1.1 400 "));
+    expect(refused).toMatch(/^HTTP\/1\.1 400 /);
+    expect(refused).toContain('{"code":"bad_request"');
+  });
+});
+
+describe("a request that does not arrive in time is given up, as the gateway does", () => {
+  it(`408 request_timeout when the body stalls (REQUEST_TIMEOUT_MS=${requestTimeoutMs})`, async () => {
+    const answer = await rawExchange(
+      `POST /v1/categories HTTP/1.1\r\n${host()}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+      true,
+    );
+    expectError(answer, 408, "request_timeout");
+    expect(answer.ms).toBeLessThan(requestTimeoutMs * 6);
+    expect(await listCategories(url, key)).toEqual([]);
+  });
+});
+
+describe("an error message stays short however many unknown fields a body has", () => {
+  it("names the first few and counts the rest", async () => {
+    const body = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`field${i}`, i])),
+    );
+    const answer = await send(url, {
+      method: "POST",
+      path: "/v1/categories",
+      key,
+      body,
+      headers: { "content-type": "application/json" },
+    });
+    expectError(answer, 400, "invalid_body");
+    const { message } = answer.json<ErrorBody>();
+    expect(message.length).toBeLessThan(300);
+    expect(message).toMatch(/"field0".*and 2995 more/);
+  });
+});

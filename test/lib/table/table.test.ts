@@ -1,0 +1,148 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { conditionHeld, DynamoDbError, isConditionFailure } from "../../../lib/table/errors.ts";
+import { num, text, toItem } from "../../../lib/table/item.ts";
+import { categorySortKey, keys, partitions } from "../../../lib/table/schema.ts";
+import { Table } from "../../../lib/table/table.ts";
+import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
+
+const store = useEmbeddedDynamo();
+let table: Table;
+
+beforeAll(async () => {
+  table = new Table(store.db, await store.newTable());
+});
+
+/** A fresh partition per test, so tests share the table but never each other's items. */
+let partitionCount = 0;
+const freshPartition = (): string => `TEST#${++partitionCount}`;
+
+describe("the key schema says in one place what pk and sk hold for each item type", () => {
+  it("keys categories by zero-padded id, the counter, API keys by hash, idempotency by scope", () => {
+    expect(keys.category(7)).toEqual({ pk: "CATEGORY", sk: "0000000000000007" });
+    expect(keys.categoryCounter).toEqual({ pk: "COUNTER", sk: "category" });
+    expect(keys.apiKey("ab12")).toEqual({ pk: "APIKEY", sk: "ab12" });
+    expect(keys.idempotency("ab12", "retry-1")).toEqual({ pk: "IDEMPOTENCY#ab12", sk: "retry-1" });
+    expect(partitions.idempotency("ab12")).toBe(keys.idempotency("ab12", "x").pk);
+  });
+});
+
+describe("marshalling stores strings as S and numbers as N, and leaves undefined fields out", () => {
+  it("round-trips a flat record", () => {
+    const item = toItem({ name: "dog", id: 3, description: undefined });
+    expect(item).toEqual({ name: { S: "dog" }, id: { N: "3" } });
+    expect(text(item, "name")).toBe("dog");
+    expect(num(item, "id")).toBe(3);
+    expect(text(item, "description")).toBeUndefined();
+    expect(num(item, "missing")).toBeUndefined();
+  });
+});
+
+describe("queryAll reads every page of a partition, in sort-key order", () => {
+  it("follows LastEvaluatedKey past DynamoDB's 1 MB page", async () => {
+    const partition = freshPartition();
+    const filler = "x".repeat(350_000); // four items of ~350 KB: more than one 1 MB page
+    for (let i = 1; i <= 4; i++) {
+      await table.put({ pk: partition, sk: categorySortKey(i) }, { i, filler }, soon());
+    }
+    const pages: number[] = [];
+    for await (const page of table.queryPages({ partition }, soon())) pages.push(page.length);
+    expect(pages.length).toBeGreaterThan(1);
+    const all = await table.queryAll({ partition, projection: ["i"] }, soon());
+    expect(all.map((item) => num(item, "i"))).toEqual([1, 2, 3, 4]);
+    expect(all.every((item) => item.filler === undefined)).toBe(true);
+  });
+});
+
+describe("queries take sort-key ranges, filters and projections", () => {
+  async function seeded(): Promise<string> {
+    const partition = freshPartition();
+    for (let i = 1; i <= 6; i++) {
+      await table.put(
+        { pk: partition, sk: categorySortKey(i) },
+        { id: i, name: `n${i}`, kind: i % 2 ? "odd" : "even" },
+        soon(),
+      );
+    }
+    return partition;
+  }
+  const ids = (items: readonly Parameters<typeof num>[0][]): (number | undefined)[] =>
+    items.map((item) => num(item, "id"));
+
+  it("reads a closed range (BETWEEN) and everything above a point (>)", async () => {
+    const partition = await seeded();
+    const between = { between: [categorySortKey(2), categorySortKey(4)] } as const;
+    expect(ids(await table.queryAll({ partition, range: between }, soon()))).toEqual([2, 3, 4]);
+    const above = { above: categorySortKey(4) };
+    expect(ids(await table.queryAll({ partition, range: above }, soon()))).toEqual([5, 6]);
+  });
+
+  it("filters with its own placeholders and projects reserved words such as name", async () => {
+    const partition = await seeded();
+    const items = await table.queryAll(
+      {
+        partition,
+        range: { above: categorySortKey(1) },
+        filter: { text: "#k = :kind", names: { "#k": "kind" }, values: { ":kind": "odd" } },
+        projection: ["id", "name"],
+        consistent: true,
+      },
+      soon(),
+    );
+    expect(items).toEqual([
+      { id: { N: "3" }, name: { S: "n3" } },
+      { id: { N: "5" }, name: { S: "n5" } },
+    ]);
+  });
+
+  it("reports each page's consumed capacity when asked", async () => {
+    const partition = await seeded();
+    const consumed: number[] = [];
+    await table.queryAll({ partition, onCapacity: (units) => consumed.push(units) }, soon());
+    expect(consumed).toHaveLength(1);
+    expect(consumed[0]).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("conditional writes answer whether their condition held; other faults pass on", () => {
+  const absent = { text: "attribute_not_exists(pk)" };
+
+  it("puts once when the item must not exist yet", async () => {
+    const key = { pk: freshPartition(), sk: "one" };
+    expect(await conditionHeld(table.put(key, { v: 1 }, soon(), absent))).toBe(true);
+    expect(await conditionHeld(table.put(key, { v: 2 }, soon(), absent))).toBe(false);
+    expect(num((await table.get(key, soon())) ?? {}, "v")).toBe(1);
+  });
+
+  it("updates and deletes only while their condition holds", async () => {
+    const key = { pk: freshPartition(), sk: "one" };
+    await table.put(key, { owner: "a", n: 1 }, soon());
+    const ownedBy = (owner: string) => ({
+      text: "#o = :me",
+      names: { "#o": "owner" },
+      values: { ":me": owner },
+    });
+    const bump = { text: "ADD n :one", values: { ":one": 1 } };
+    expect(await conditionHeld(table.update(key, bump, soon(), { condition: ownedBy("b") }))).toBe(
+      false,
+    );
+    const updated = await table.update(key, bump, soon(), {
+      condition: ownedBy("a"),
+      returnNew: true,
+    });
+    expect(updated).toEqual({ n: { N: "2" } });
+    expect(await conditionHeld(table.delete(key, soon(), ownedBy("b")))).toBe(false);
+    expect(await conditionHeld(table.delete(key, soon(), ownedBy("a")))).toBe(true);
+    expect(await table.get(key, soon())).toBeUndefined();
+  });
+
+  it("classifies only ConditionalCheckFailedException as a failed condition", async () => {
+    const key = { pk: freshPartition(), sk: "one" };
+    const broken = table.put(key, { v: 1 }, soon(), { text: "attribute_not_exists(" });
+    const error: unknown = await broken.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DynamoDbError);
+    expect(isConditionFailure(error)).toBe(false);
+    await expect(
+      conditionHeld(table.put(key, { v: 1 }, soon(), { text: "attribute_not_exists(" })),
+    ).rejects.toBeInstanceOf(DynamoDbError);
+  });
+});

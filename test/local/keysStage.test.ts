@@ -1,0 +1,176 @@
+/**
+ * `npm run keys -- … --stage <stage>` when AWS is out of reach: no credentials, credentials AWS
+ * refuses, no network, no table. Each ends in one line saying what to check, exit 1, within
+ * seconds. AWS itself is replaced by the SDK's own endpoint variable (AWS_ENDPOINT_URL_DYNAMODB)
+ * pointing at a closed port, a silent socket, a fake refusing the signature, or the embedded
+ * store (which has no petstore-staging table).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { projectRoot } from "../../local/template.ts";
+
+const home = mkdtempSync(join(tmpdir(), "petstore-keys-stage-"));
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** An environment with no AWS settings at all but those given (no profile, no files, no IMDS). */
+function awsEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("AWS_")),
+  );
+  return {
+    ...env,
+    HOME: home,
+    AWS_CONFIG_FILE: join(home, "no-config"),
+    AWS_SHARED_CREDENTIALS_FILE: join(home, "no-credentials"),
+    AWS_EC2_METADATA_DISABLED: "true",
+    ...extra,
+  };
+}
+
+const fakeCredentials = { AWS_ACCESS_KEY_ID: "AKIAFAKEFAKEFAKE", AWS_SECRET_ACCESS_KEY: "fake" };
+
+interface Exit {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+function keys(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Exit> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [resolve(projectRoot, "scripts/keys.ts"), ...args], {
+    cwd: projectRoot,
+    env,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill(), 30_000);
+  return new Promise((done) => {
+    child.once("exit", (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+function expectOneLine(exit: Exit, message: RegExp): void {
+  expect(exit.status).toBe(1);
+  expect(exit.stdout).toBe("");
+  expect(exit.stderr).toMatch(message);
+  expect(exit.stderr.trim().split("\n")).toHaveLength(1);
+  // Within "a few seconds": the command's own budget is 5 s; the rest is Node starting up.
+  expect(exit.ms).toBeLessThan(12_000);
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+describe("keys against a stage out of reach: one line, exit 1, within seconds", () => {
+  it("no credentials: names AWS_PROFILE and aws sso login", async () => {
+    const exit = await keys(awsEnv({}), "list", "--stage", "staging");
+    expectOneLine(exit, /^keys: no AWS credentials for staging .*AWS_PROFILE.*aws sso login/);
+  });
+
+  it("a profile that does not exist: the same advice", async () => {
+    const exit = await keys(
+      awsEnv({ AWS_PROFILE: "petstore-nope" }),
+      "list",
+      "--stage",
+      "production",
+    );
+    expectOneLine(exit, /^keys: no AWS credentials for production .*AWS_PROFILE.*aws sso login/);
+  });
+
+  it("no network (a closed port): check the network and the region", async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const exit = await keys(
+      awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: endpoint }),
+      "list",
+      "--stage",
+      "staging",
+    );
+    expectOneLine(
+      exit,
+      /^keys: DynamoDB in eu-west-1 did not answer within 5 s: check your network/,
+    );
+  });
+
+  it("an endpoint that accepts and never answers: the same, no longer", async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const exit = await keys(
+        awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}` }),
+        "create",
+        "--stage",
+        "staging",
+      );
+      expectOneLine(exit, /^keys: DynamoDB in eu-west-1 did not answer within 5 s/);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it("credentials AWS refuses: aws sso login", async () => {
+    const refusing = createHttpServer((_, response) => {
+      response.writeHead(400, { "content-type": "application/x-amz-json-1.0" });
+      response.end(
+        JSON.stringify({
+          __type: "com.amazon.coral.service#UnrecognizedClientException",
+          message: "The security token included in the request is invalid.",
+        }),
+      );
+    });
+    await new Promise<void>((done) => refusing.listen(0, "127.0.0.1", done));
+    const { port } = refusing.address() as AddressInfo;
+    try {
+      const exit = await keys(
+        awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}` }),
+        "list",
+        "--stage",
+        "staging",
+      );
+      expectOneLine(
+        exit,
+        /^keys: AWS refused the credentials \(UnrecognizedClientException\): run aws sso login/,
+      );
+    } finally {
+      refusing.close();
+    }
+  });
+
+  it("no table for the stage in that account: deploy first, or check AWS_PROFILE", async () => {
+    const store = await startEmbeddedDynamo();
+    try {
+      const exit = await keys(
+        awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: store.endpoint }),
+        "list",
+        "--stage",
+        "staging",
+      );
+      expectOneLine(
+        exit,
+        /^keys: no table petstore-staging in eu-west-1 .*npm run deploy -- staging/,
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});

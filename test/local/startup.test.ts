@@ -1,0 +1,150 @@
+/**
+ * `npm start`'s mistakes end in one line that says what to do (never a stack trace), each data
+ * folder has its own endpoint file, and the server never writes the global process.env.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import type { Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { endpointFile } from "../../local/localKeys.ts";
+import { startLocalServer } from "../../local/server.ts";
+import { projectRoot } from "../../local/template.ts";
+import { listCategories } from "../support/client.ts";
+import { issueKey } from "../support/keysCli.ts";
+import { startServer } from "../support/localServer.ts";
+
+const root = mkdtempSync(join(tmpdir(), "petstore-startup-"));
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface Exit {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/** `npm start` (scripts/start.ts) that is expected to stop by itself. */
+function start(env: Record<string, string>, ...args: string[]): Promise<Exit> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [resolve(projectRoot, "scripts/start.ts"), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: "0", ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill(), 20_000);
+  return new Promise((done) => {
+    child.once("exit", (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+function expectOneLine(exit: Exit, message: RegExp): void {
+  expect(exit.status).toBe(2);
+  expect(exit.stderr).toMatch(message);
+  expect(exit.stderr.trim().split("\n")).toHaveLength(1);
+  expect(exit.stderr).not.toMatch(/^\s+at /m);
+}
+
+function listening(): Promise<Server> {
+  const server = createServer();
+  return new Promise((done) => {
+    server.listen(0, "127.0.0.1", () => {
+      done(server);
+    });
+  });
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+describe("a busy port: which port, and to set PORT", () => {
+  it("refuses in one line and leaves no endpoint file behind", async () => {
+    const busy = await listening();
+    const port = portOf(busy);
+    const dataDir = join(root, "busy-port");
+    const exit = await start({ PORT: String(port), DATA_DIR: dataDir });
+    busy.close();
+    expectOneLine(exit, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use.*set PORT`));
+    expect(existsSync(endpointFile(dataDir))).toBe(false);
+  });
+});
+
+describe("one data folder, one server", () => {
+  it("a second server over the same folder says another server holds the store", async () => {
+    const dataDir = join(root, "shared");
+    const first = await startServer({ dataDir });
+    try {
+      const exit = await start({ DATA_DIR: dataDir });
+      expectOneLine(
+        exit,
+        /another server holds the store in .*shared: stop that server, or set DATA_DIR/,
+      );
+      expect(readFileSync(endpointFile(dataDir), "utf8")).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(await listCategories(first.baseUrl, first.apiKey)).toEqual([]);
+    } finally {
+      await first.stop();
+    }
+    expect(existsSync(endpointFile(dataDir))).toBe(false);
+  });
+
+  it("two servers over two folders keep separate endpoint files; keys go to the folder's own store", async () => {
+    const [a, b] = [join(root, "a"), join(root, "b")];
+    const serverA = await startServer({ dataDir: a });
+    const serverB = await startServer({ dataDir: b });
+    try {
+      expect(readFileSync(endpointFile(a), "utf8")).not.toBe(readFileSync(endpointFile(b), "utf8"));
+      const { key } = issueKey(a);
+      expect(await listCategories(serverA.baseUrl, key)).toEqual([]);
+      await expect(listCategories(serverB.baseUrl, key)).rejects.toThrow(/401/);
+    } finally {
+      await serverA.stop();
+      await serverB.stop();
+    }
+  });
+});
+
+describe("an unreachable DYNAMODB_ENDPOINT ends in one line naming the variable, within seconds", () => {
+  it("refuses a closed port", async () => {
+    const closed = await listening();
+    const port = portOf(closed);
+    await new Promise((done) => closed.close(done));
+    const exit = await start({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` });
+    expectOneLine(
+      exit,
+      /no DynamoDB answer from http:\/\/127\.0\.0\.1:\d+ .*unset DYNAMODB_ENDPOINT/,
+    );
+    expect(exit.ms).toBeLessThan(8000);
+  });
+
+  it("refuses a value that is no URL", async () => {
+    expectOneLine(
+      await start({ DYNAMODB_ENDPOINT: "localhost 8000" }),
+      /DYNAMODB_ENDPOINT must be a URL/,
+    );
+  });
+});
+
+describe("the server passes the functions their environment and never writes process.env", () => {
+  it("serves requests and leaves process.env as it was", async () => {
+    const before = { ...process.env };
+    const server = await startLocalServer({ port: 0, env: { API_KEY_CACHE_SECONDS: "1" } });
+    try {
+      expect(await listCategories(server.baseUrl, server.apiKey)).toEqual([]);
+      expect({ ...process.env }).toEqual(before);
+    } finally {
+      await server.close();
+    }
+  });
+});
