@@ -46,10 +46,11 @@ export async function startEmbeddedDynamo(
 ): Promise<EmbeddedDynamo> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   if ((options.engine ?? storeEngineOf()) === "dynamodb-local") {
-    return startDynamodbLocal({
+    const dynamo = await startDynamodbLocal({
       ...(options.dataDir && { dataDir: options.dataDir }),
       ...(options.port !== undefined && { port: options.port }),
     });
+    return warmUp(dynamo);
   }
   const server = dynalite({ createTableMs: 0, ...(options.dataDir && { path: options.dataDir }) });
   await new Promise<void>((resolve, reject) => {
@@ -67,6 +68,23 @@ export async function startEmbeddedDynamo(
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * DynamoDB Local's first request loads its request path and SQLite, which takes seconds on a busy
+ * machine: pay that here, not out of the first caller's deadline (the server's 3 s store check).
+ */
+async function warmUp(dynamo: EmbeddedDynamo): Promise<EmbeddedDynamo> {
+  const db = localClient(dynamo.endpoint);
+  try {
+    await db.call("ListTables", { Limit: 1 }, Date.now() + 60_000);
+    return dynamo;
+  } catch (error) {
+    await dynamo.close();
+    throw error;
+  } finally {
+    db.close();
+  }
 }
 
 export function localClient(endpoint: string): DynamoDb {
