@@ -3,7 +3,6 @@ import { createCategoryHandler } from "../../functions/createCategory/handler.ts
 import type { HttpEvent } from "../../lib/http/message.ts";
 import {
   expectContractHeaders,
-  expectError,
   expectNoSecrets,
   expectOneLogLine,
   loadEvent,
@@ -22,6 +21,7 @@ const withoutKey = (name: string): HttpEvent => {
   return event;
 };
 
+// Each test starts on an empty table (useHarness), so the first create takes id 1.
 describe("a valid create stores the category under the next id and answers it with 201", () => {
   it("stores create-ok with id 1 and answers exactly the stored category", async () => {
     const { response, logLines } = await create(loadEvent("create-ok.json"));
@@ -43,7 +43,7 @@ describe("a valid create stores the category under the next id and answers it wi
     const { response } = await create(loadEvent("create-base64.json"));
     expect(response.statusCode).toBe(201);
     expect(JSON.parse(response.body)).toEqual({
-      id: 2,
+      id: 1,
       name: "Hamsters",
       description: "Small rodents",
     });
@@ -53,7 +53,15 @@ describe("a valid create stores the category under the next id and answers it wi
     const { response } = await create(loadEvent("create-no-content-type.json"));
     expect(response.statusCode).toBe(201);
     expectContractHeaders(response);
-    expect(JSON.parse(response.body)).toStrictEqual({ id: 3, name: "Guinea pigs" });
+    expect(JSON.parse(response.body)).toStrictEqual({ id: 1, name: "Guinea pigs" });
+  });
+
+  it("takes the id after the last stored one", async () => {
+    await harness.seed(3);
+    const { response } = await create(loadEvent("create-ok.json"));
+    expect(response.statusCode).toBe(201);
+    expect(JSON.parse(response.body)).toMatchObject({ id: 4, name: "Rabbits" });
+    expect(await harness.stored()).toHaveLength(4);
   });
 
   it("trims the name before storing it", async () => {
@@ -62,16 +70,16 @@ describe("a valid create stores the category under the next id and answers it wi
     event.headers["content-length"] = String(Buffer.byteLength(event.body));
     const { response } = await create(event);
     expect(response.statusCode).toBe(201);
-    expect(JSON.parse(response.body)).toStrictEqual({ id: 4, name: "Ferrets" });
+    expect(JSON.parse(response.body)).toStrictEqual({ id: 1, name: "Ferrets" });
+    expect(await harness.stored()).toEqual([{ id: 1, name: "Ferrets" }]);
   });
 });
 
 describe("an unauthenticated create is refused before its body is read", () => {
   it("answers create-no-key (malformed body, no key) with 401, not 400", async () => {
     const { response } = await create(loadEvent("create-no-key.json"));
-    const message = expectError(response, 401, "unauthorized");
+    expect(response).toBeApiError(401, "unauthorized", /API key is required/);
     expect(response.headers["www-authenticate"]).toBe('Bearer realm="petstore"');
-    expect(message).toMatch(/API key is required/);
   });
 
   it.each([
@@ -81,9 +89,10 @@ describe("an unauthenticated create is refused before its body is read", () => {
     "create-wrong-media-type.json",
     "create-ok.json",
   ])("answers %s without its key with 401", async (name) => {
+    await harness.seed(2);
     const before = await harness.stored();
     const { response } = await create(withoutKey(name));
-    expectError(response, 401, "unauthorized");
+    expect(response).toBeApiError(401, "unauthorized");
     expect(await harness.stored()).toEqual(before);
   });
 });
@@ -100,25 +109,38 @@ describe("an invalid create is answered with the Error shape and stores nothing"
       says: /application\/json/,
     },
   ])("answers $name with $status $code", async ({ name, status, code, says }) => {
+    await harness.seed(2);
     const before = await harness.stored();
     const { response, logLines } = await create(loadEvent(name));
-    expect(expectError(response, status, code)).toMatch(says);
+    expect(response).toBeApiError(status, code, says);
     expect(JSON.parse(logLines[0] ?? "{}")).toMatchObject({ level: "WARN", code });
     expect(await harness.stored()).toEqual(before);
   });
 
   it("leaves the id counter untouched: the next valid create takes the next id", async () => {
-    const before = await harness.stored();
+    await harness.seed(2);
+    for (const name of ["create-invalid.json", "create-malformed-json.json"]) {
+      expect((await create(loadEvent(name))).response.statusCode).toBe(400);
+    }
+    expect((await create(withoutKey("create-ok.json"))).response.statusCode).toBe(401);
     const { response } = await create(loadEvent("create-ok.json"));
     expect(response.statusCode).toBe(201);
-    expect(JSON.parse(response.body)).toMatchObject({ id: before.length + 1 });
-    expect(await harness.stored()).toHaveLength(before.length + 1);
+    expect(JSON.parse(response.body)).toMatchObject({ id: 3 });
+    expect(await harness.stored()).toHaveLength(3);
   });
 });
 
 describe("every create writes one JSON log line and never the key", () => {
-  it("logged one line per invocation above, none holding the key or its hash", () => {
-    expect(harness.logLines.length).toBeGreaterThanOrEqual(15);
+  it.each([
+    "create-ok.json",
+    "create-base64.json",
+    "create-no-key.json",
+    "create-invalid.json",
+    "create-malformed-json.json",
+    "create-wrong-media-type.json",
+  ])("%s: one line (checked by create), holding neither the key nor its hash", async (name) => {
+    await create(loadEvent(name));
+    expect(harness.logLines).toHaveLength(1);
     for (const line of harness.logLines) expectNoSecrets(line);
   });
 });

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
 import { createServiceDeps } from "../../lib/deps.ts";
@@ -21,7 +21,7 @@ import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/func
 import { projectRoot } from "../../local/template.ts";
 
 export const eventsDir = resolve(projectRoot, "events");
-const tableName = "petstore-local";
+const tablePrefix = "petstore-local";
 
 /** A fresh deep copy of events/<name>, as the handler may change the event it is given. */
 export function loadEvent(name: string): HttpEvent {
@@ -36,7 +36,7 @@ export interface Invocation {
 }
 
 export interface Harness {
-  /** Every log line written so far, by every handler built from `deps`. */
+  /** Every log line the current test's handlers (built from `deps`) wrote so far. */
   readonly logLines: string[];
   /** Real deps on the embedded store; extra env (e.g. PETS_SUNSET_AT) on request. */
   deps(extraEnv?: Record<string, string>, options?: Omit<DepsOptions, "env" | "sink">): ServiceDeps;
@@ -47,10 +47,15 @@ export interface Harness {
   seed(count: number, description?: string): Promise<void>;
 }
 
-/** Starts dynalite with the template's table and the sample key for the file's tests. */
+/**
+ * Starts dynalite once for the file; each test gets its own empty table (the template's) with the
+ * sample key issued, and its own log, so that every test passes alone and in any order.
+ */
 export function useHarness(): Harness {
   let dynamo: EmbeddedDynamo | undefined;
   let db: DynamoDb | undefined;
+  let tables = 0;
+  let tableName = tablePrefix;
   const logLines: string[] = [];
   const started = (): { endpoint: string; db: DynamoDb } => {
     if (!dynamo || !db) throw new Error("the embedded store is not started (beforeAll)");
@@ -61,8 +66,14 @@ export function useHarness(): Harness {
   beforeAll(async () => {
     dynamo = await startEmbeddedDynamo();
     db = localClient(dynamo.endpoint);
-    await ensureTable(db, tableName);
-    await new ApiKeyStore(db, tableName).issue(
+  });
+  beforeEach(async () => {
+    const { db: client } = started();
+    tables += 1;
+    tableName = `${tablePrefix}-${tables}`;
+    logLines.length = 0;
+    await ensureTable(client, tableName);
+    await new ApiKeyStore(client, tableName).issue(
       sampleKeyLabel,
       undefined,
       Date.now() + 10_000,
@@ -110,20 +121,6 @@ export function expectContractHeaders(response: HttpResponse): void {
   expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
   expect(response.headers["cache-control"]).toBe("no-store");
   expect(response.headers["x-content-type-options"]).toBe("nosniff");
-}
-
-/** An Error body: exactly code, message and status, with status equal to the HTTP status. */
-export function expectError(response: HttpResponse, status: number, code: string): string {
-  expect(response.statusCode).toBe(status);
-  expectContractHeaders(response);
-  expect(response.isBase64Encoded).toBe(false);
-  const body = JSON.parse(response.body) as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
-  expect(body).toMatchObject({ code, status });
-  expect(typeof body.message).toBe("string");
-  const message = body.message as string;
-  expect(message.length).toBeGreaterThan(0);
-  return message;
 }
 
 /** The one JSON log line of an invocation: its request, route and status, and no key. */

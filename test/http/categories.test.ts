@@ -76,9 +76,10 @@ describe("100 concurrent creates get distinct ids and none is lost", () => {
 });
 
 describe("a store holding well over 1 MB of categories lists whole", () => {
+  const description = "A category with a long description. ".repeat(27).slice(0, 1000);
+
   it("lists 1,300 categories of ~1 KB each (1.3 MB, two DynamoDB pages) complete and in order", async () => {
     const before = (await listCategories(url, key)).length;
-    const description = "A category with a long description. ".repeat(27).slice(0, 1000);
     await inParallel(
       Array.from({ length: 1300 }, (_, i) => i),
       16,
@@ -98,6 +99,12 @@ describe("a store holding well over 1 MB of categories lists whole", () => {
   it.each(["gzip", "br"])(
     "sends the same list %s-compressed when the client accepts it",
     async (encoding) => {
+      // Thirty long descriptions of its own: a list far over the 1 KiB compression threshold.
+      await inParallel(
+        Array.from({ length: 30 }, (_, i) => i),
+        8,
+        (i) => createCategory(url, key, { name: `packed-${encoding}-${i}`, description }),
+      );
       const plain = await send(url, { path: "/v1/categories", key });
       const packed = await send(url, {
         path: "/v1/categories",

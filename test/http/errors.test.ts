@@ -3,7 +3,6 @@
  * bundles behind the template's routes). Every answer is also checked against openapi.yaml.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Answer, ErrorBody } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import { useLocalServer } from "../support/localServer.ts";
 
@@ -16,25 +15,18 @@ beforeAll(() => {
   key = server.apiKey;
 });
 
-function expectError(answer: Answer, status: number, code: string): ErrorBody {
-  expect(answer.status).toBe(status);
-  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
-  const body = answer.json<ErrorBody>();
-  expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
-  expect(body).toMatchObject({ code, status });
-  expect(body.message.length).toBeGreaterThan(0);
-  return body;
-}
-
-async function nothingStored(): Promise<void> {
-  expect(await listCategories(url, key)).toEqual([]);
+/** Runs `refused` and checks the store lists the same categories after it as before. */
+async function storesNothing(refused: () => Promise<void>): Promise<void> {
+  const before = await listCategories(url, key);
+  await refused();
+  expect(await listCategories(url, key)).toEqual(before);
 }
 
 describe("400 invalid_json: the body is not well-formed JSON, or not UTF-8", () => {
   it.each(['{"name":', "{name: 'dog'}", '{"name":"dog"} trailing', "[", '"unterminated'])(
     "refuses %j",
     async (body) => {
-      expectError(await createCategory(url, key, body), 400, "invalid_json");
+      expect(await createCategory(url, key, body)).toBeApiError(400, "invalid_json");
     },
   );
 
@@ -46,66 +38,70 @@ describe("400 invalid_json: the body is not well-formed JSON, or not UTF-8", () 
         Buffer.from([0xc3, 0x28]),
         Buffer.from('"}'),
       ]);
-      const answer = await send(url, {
-        method: "POST",
-        path: "/v1/categories",
-        key,
-        body,
-        headers,
+      await storesNothing(async () => {
+        const answer = await send(url, {
+          method: "POST",
+          path: "/v1/categories",
+          key,
+          body,
+          headers,
+        });
+        expect(answer).toBeApiError(400, "invalid_json");
       });
-      expectError(answer, 400, "invalid_json");
-      await nothingStored();
     },
   );
 });
 
+const refusedBodies: [string, string, RegExp][] = [
+  ["an empty body", "", /missing/],
+  ["only white space", "  \n ", /missing/],
+  ["null", "null", /JSON object/],
+  ["an array", '[{"name":"dog"}]', /JSON object/],
+  ["a string", '"dog"', /JSON object/],
+  ["no name", '{"description":"x"}', /'name' is required/],
+  ["an id", '{"name":"dog","id":1}', /"id"/],
+  ["an unknown field", '{"name":"dog","colour":"brown"}', /"colour"/],
+  ["a __proto__ key", '{"name":"dog","__proto__":{"admin":true}}', /"__proto__"/],
+  ["a number name", '{"name":7}', /'name' must be a string/],
+  [
+    "a null description",
+    '{"name":"dog","description":null}',
+    /'description' must be a string, not null/,
+  ],
+  ["a control character in name", '{"name":"d\\u0000og"}', /control characters/],
+];
+
 describe("400 invalid_body: missing, empty, not an object, no name, unknown field, or a broken rule", () => {
-  it.each([
-    ["an empty body", "", /missing/],
-    ["only white space", "  \n ", /missing/],
-    ["null", "null", /JSON object/],
-    ["an array", '[{"name":"dog"}]', /JSON object/],
-    ["a string", '"dog"', /JSON object/],
-    ["no name", '{"description":"x"}', /'name' is required/],
-    ["an id", '{"name":"dog","id":1}', /"id"/],
-    ["an unknown field", '{"name":"dog","colour":"brown"}', /"colour"/],
-    ["a __proto__ key", '{"name":"dog","__proto__":{"admin":true}}', /"__proto__"/],
-    ["a number name", '{"name":7}', /'name' must be a string/],
-    [
-      "a null description",
-      '{"name":"dog","description":null}',
-      /'description' must be a string, not null/,
-    ],
-    ["a control character in name", '{"name":"d\\u0000og"}', /control characters/],
-  ])("refuses %s, naming the field and rule", async (_, body, message) => {
-    const error = expectError(await createCategory(url, key, body), 400, "invalid_body");
-    expect(error.message).toMatch(message);
+  it.each(refusedBodies)("refuses %s, naming the field and rule", async (_, body, message) => {
+    expect(await createCategory(url, key, body)).toBeApiError(400, "invalid_body", message);
   });
 
   it("refuses well-formed JSON nested far deeper than any NewCategory (not a stack overflow)", async () => {
     const deep = `{"name":"x","description":${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
-    const error = expectError(await createCategory(url, key, deep), 400, "invalid_body");
-    expect(error.message).toMatch(/nests deeper/);
-    expectError(await createCategory(url, key, "[".repeat(20_000)), 400, "invalid_json");
+    expect(await createCategory(url, key, deep)).toBeApiError(400, "invalid_body", /nests deeper/);
+    expect(await createCategory(url, key, "[".repeat(20_000))).toBeApiError(400, "invalid_json");
   });
 
   it("never echoes the presented key, even as a field name", async () => {
     const answer = await createCategory(url, key, { name: "dog", [key]: 1 });
-    expectError(answer, 400, "invalid_body");
+    expect(answer).toBeApiError(400, "invalid_body");
     expect(answer.text).not.toContain(key.slice(0, 20));
   });
 
   it("stores nothing for any refused body", async () => {
-    await nothingStored();
+    await storesNothing(async () => {
+      for (const [, body] of refusedBodies) {
+        expect((await createCategory(url, key, body)).status).toBe(400);
+      }
+    });
   });
 });
 
 describe("401 unauthorized: missing, not Bearer, or a key that is unknown", () => {
   it("a missing key gets WWW-Authenticate with the realm and says it is missing", async () => {
     const answer = await send(url, { path: "/v1/categories", key: null });
-    expectError(answer, 401, "unauthorized");
+    expect(answer).toBeApiError(401, "unauthorized", /required/);
     expect(answer.headers["www-authenticate"]).toBe('Bearer realm="petstore"');
-    expect(answer.json<ErrorBody>().message).toMatch(/required/);
   });
 
   it.each(["Basic dXNlcjpwYXNz", "Token abc", "petstore_a-key-without-its-scheme"])(
@@ -115,14 +111,14 @@ describe("401 unauthorized: missing, not Bearer, or a key that is unknown", () =
         path: "/v1/categories",
         headers: { authorization: value },
       });
-      expectError(answer, 401, "unauthorized");
+      expect(answer).toBeApiError(401, "unauthorized");
     },
   );
 
   it('an unknown key gets error="invalid_token" and is not echoed back', async () => {
     const guess = `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`;
     const answer = await send(url, { path: "/v1/categories", key: guess });
-    expectError(answer, 401, "unauthorized");
+    expect(answer).toBeApiError(401, "unauthorized");
     expect(answer.headers["www-authenticate"]).toBe(
       'Bearer realm="petstore", error="invalid_token"',
     );
@@ -142,7 +138,7 @@ describe("404 not_found and 405 method_not_allowed come first and need no key", 
   it.each(["/", "/v1", "/v1/categories/1", "/v2/categories", "/v1/pets", "/categories"])(
     "%s → 404",
     async (path) => {
-      expectError(await send(url, { path, key: null }), 404, "not_found");
+      expect(await send(url, { path, key: null })).toBeApiError(404, "not_found");
     },
   );
 
@@ -150,14 +146,14 @@ describe("404 not_found and 405 method_not_allowed come first and need no key", 
     "%s /v1/categories → 405 with Allow: GET, POST",
     async (method) => {
       const answer = await send(url, { method, path: "/v1/categories", key: null, body: "{}" });
-      expectError(answer, 405, "method_not_allowed");
+      expect(answer).toBeApiError(405, "method_not_allowed");
       expect(answer.headers.allow).toBe("GET, POST");
     },
   );
 
   it("POST to a named read-only route is 405 with Allow: GET", async () => {
     const answer = await send(url, { method: "POST", path: "/v1/store/orders", key: null });
-    expectError(answer, 405, "method_not_allowed");
+    expect(answer).toBeApiError(405, "method_not_allowed");
     expect(answer.headers.allow).toBe("GET");
   });
 });
@@ -168,8 +164,8 @@ describe("413 payload_too_large: bodies over 64 KiB", () => {
       const base = '{"name":"dog","description":""}';
       return `{"name":"dog","description":"${"x".repeat(size - base.length)}"}`;
     };
-    expectError(await createCategory(url, key, padded(65_536)), 400, "invalid_body"); // 64 KiB: the 1,000 limit answers
-    expectError(await createCategory(url, key, padded(65_537)), 413, "payload_too_large");
+    expect(await createCategory(url, key, padded(65_536))).toBeApiError(400, "invalid_body"); // 64 KiB: the 1,000 limit answers
+    expect(await createCategory(url, key, padded(65_537))).toBeApiError(413, "payload_too_large");
   });
 });
 
@@ -180,8 +176,7 @@ describe("415 unsupported_media_type: a Content-Type that is present and not JSO
     "application/x-www-form-urlencoded",
     "multipart/form-data; boundary=x",
   ])("refuses %s", async (type) => {
-    expectError(
-      await createCategory(url, key, { name: "dog" }, { "content-type": type }),
+    expect(await createCategory(url, key, { name: "dog" }, { "content-type": type })).toBeApiError(
       415,
       "unsupported_media_type",
     );
@@ -210,17 +205,17 @@ describe("415 unsupported_media_type: a Content-Type that is present and not JSO
 describe("501 not_implemented: the named-but-unspecified routes, after authentication", () => {
   it("GET /v1/pets/{petId} is 501 and deprecated (RFC 9745)", async () => {
     const answer = await send(url, { path: "/v1/pets/42", key });
-    expectError(answer, 501, "not_implemented");
+    expect(answer).toBeApiError(501, "not_implemented");
     expect(answer.headers.deprecation).toMatch(/^@\d+$/);
   });
 
   it("GET /v1/store/orders is 501", async () => {
-    expectError(await send(url, { path: "/v1/store/orders", key }), 501, "not_implemented");
+    expect(await send(url, { path: "/v1/store/orders", key })).toBeApiError(501, "not_implemented");
   });
 
   it.each(["/v1/pets/42", "/v1/store/orders"])("%s without a key is 401, not 501", async (path) => {
     const answer = await send(url, { path, key: null });
-    expectError(answer, 401, "unauthorized");
+    expect(answer).toBeApiError(401, "unauthorized");
   });
 });
 
@@ -228,32 +223,30 @@ describe("order of checks: route, authentication, media type, size, JSON syntax,
   const huge = `{"name": ${"[".repeat(70_000)}`;
 
   it("an unauthenticated request with a bad body gets 401, never 400", async () => {
-    expectError(await createCategory(url, null, "{bad json"), 401, "unauthorized");
-    expectError(await createCategory(url, "wrong", { id: 1 }), 401, "unauthorized");
+    expect(await createCategory(url, null, "{bad json")).toBeApiError(401, "unauthorized");
+    expect(await createCategory(url, "wrong", { id: 1 })).toBeApiError(401, "unauthorized");
   });
 
   it("an unauthenticated request with a bad media type and size gets 401", async () => {
-    expectError(
-      await createCategory(url, null, huge, { "content-type": "text/plain" }),
+    expect(await createCategory(url, null, huge, { "content-type": "text/plain" })).toBeApiError(
       401,
       "unauthorized",
     );
   });
 
   it("media type is checked before size", async () => {
-    expectError(
-      await createCategory(url, key, huge, { "content-type": "text/plain" }),
+    expect(await createCategory(url, key, huge, { "content-type": "text/plain" })).toBeApiError(
       415,
       "unsupported_media_type",
     );
   });
 
   it("size is checked before JSON syntax", async () => {
-    expectError(await createCategory(url, key, huge), 413, "payload_too_large");
+    expect(await createCategory(url, key, huge)).toBeApiError(413, "payload_too_large");
   });
 
   it("JSON syntax is checked before fields", async () => {
-    expectError(await createCategory(url, key, '{"id": 1,'), 400, "invalid_json");
+    expect(await createCategory(url, key, '{"id": 1,')).toBeApiError(400, "invalid_json");
   });
 });
 

@@ -21,19 +21,6 @@ beforeAll(() => {
   key = server.apiKey;
 });
 
-function expectError(
-  answer: { status: number; headers: Readonly<Record<string, string>>; text: string },
-  status: number,
-  code: string,
-): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
-  expect(answer.headers["x-content-type-options"]).toBe("nosniff");
-  const body = JSON.parse(answer.text) as ErrorBody;
-  expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
-  expect(body).toMatchObject({ code, status });
-}
-
 describe("a path is matched as sent: `//x/v1/categories` is no route of the template", () => {
   it.each(["GET", "POST"])(
     "%s //x/v1/categories is 404 not_found and stores nothing",
@@ -47,7 +34,7 @@ describe("a path is matched as sent: `//x/v1/categories` is no route of the temp
           headers: { "content-type": "application/json" },
         }),
       });
-      expectError(answer, 404, "not_found");
+      expect(answer).toBeApiError(404, "not_found");
       expect(await listCategories(url, key)).toEqual([]);
     },
   );
@@ -61,12 +48,12 @@ describe("a path parameter whose escapes do not decode matches no route: 404, ne
   it.each(["/v1/pets/%ff", "/v1/pets/%zz", "/v1/pets/%E0%A4%A", "/v1/categories%"])(
     "GET %s",
     async (path) => {
-      expectError(await get(path), 404, "not_found");
+      expect(await get(path)).toBeApiError(404, "not_found");
     },
   );
 
   it("a parameter that decodes still reaches its route", async () => {
-    expectError(await get("/v1/pets/%E0%A4%A4"), 501, "not_implemented");
+    expect(await get("/v1/pets/%E0%A4%A4")).toBeApiError(501, "not_implemented");
   });
 });
 
@@ -158,7 +145,7 @@ describe("requests Node's HTTP parser refuses are answered in the Error shape", 
     const answer = await rawExchange(
       `GET /v1/categories HTTP/1.1\r\n${host()}X-Big: ${big}\r\n\r\n`,
     );
-    expectError(answer, 431, "request_header_fields_too_large");
+    expect(answer).toBeApiError(431, "request_header_fields_too_large");
   });
 
   it.each([
@@ -171,12 +158,12 @@ describe("requests Node's HTTP parser refuses are answered in the Error shape", 
     ["an unknown method", "BREW", "\r\n"],
   ])("400 bad_request for %s", async (_, method, rest) => {
     const answer = await rawExchange(`${method} /v1/categories HTTP/1.1\r\n${host()}${rest}`);
-    expectError(answer, 400, "bad_request");
+    expect(answer).toBeApiError(400, "bad_request");
   });
 
   it("400 bad_request for an HTTP/1.1 request without Host", async () => {
     const answer = await rawExchange("GET /v1/categories HTTP/1.1\r\nConnection: close\r\n\r\n");
-    expectError(answer, 400, "bad_request");
+    expect(answer).toBeApiError(400, "bad_request");
   });
 
   it("400 bad_request for the bytes after a body longer than its Content-Length", async () => {
@@ -196,7 +183,7 @@ describe("a request that does not arrive in time is given up, as the gateway doe
       `POST /v1/categories HTTP/1.1\r\n${host()}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
       true,
     );
-    expectError(answer, 408, "request_timeout");
+    expect(answer).toBeApiError(408, "request_timeout");
     expect(answer.ms).toBeLessThan(requestTimeoutMs * 6);
     expect(await listCategories(url, key)).toEqual([]);
   });
@@ -214,7 +201,7 @@ describe("an error message stays short however many unknown fields a body has", 
       body,
       headers: { "content-type": "application/json" },
     });
-    expectError(answer, 400, "invalid_body");
+    expect(answer).toBeApiError(400, "invalid_body");
     const { message } = answer.json<ErrorBody>();
     expect(message.length).toBeLessThan(300);
     expect(message).toMatch(/"field0".*and 2995 more/);

@@ -12,13 +12,16 @@ import { startServer } from "../support/localServer.ts";
 import { keysCommand } from "../support/keysCli.ts";
 import { localKeyFile } from "../../local/localKeys.ts";
 
-const dataDir = join(mkdtempSync(join(tmpdir(), "petstore-persist-")), "dynamodb");
+const root = mkdtempSync(join(tmpdir(), "petstore-persist-"));
 afterAll(() => {
-  rmSync(join(dataDir, ".."), { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
 });
+/** Each test's own data folder: what one test stores, no other sees. */
+const freshDataDir = (): string => mkdtempSync(join(root, "dynamodb-"));
 
 describe("data survives a restart of the local server", () => {
   it("lists what was created before the restart and continues the id sequence", async () => {
+    const dataDir = freshDataDir();
     const fixedKey = "petstore_persistence-test-key";
     const first = await startServer({ dataDir, apiKey: fixedKey });
     const dog = (await createCategory(first.baseUrl, fixedKey, { name: "dog" })).json<Category>();
@@ -39,6 +42,7 @@ describe("data survives a restart of the local server", () => {
   });
 
   it("keeps its generated key across a restart, in the data folder, readable by its owner only", async () => {
+    const dataDir = freshDataDir();
     const first = await startServer({ dataDir });
     await first.stop();
     const second = await startServer({ dataDir });
@@ -52,6 +56,7 @@ describe("data survives a restart of the local server", () => {
   });
 
   it("issues a new key when the kept one was revoked, and says so", async () => {
+    const dataDir = freshDataDir();
     const first = await startServer({ dataDir });
     await first.stop();
     const keyId = /^(key_\S+)\s+local-server\s.*active$/m.exec(

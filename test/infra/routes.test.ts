@@ -89,7 +89,8 @@ describe("template routes", () => {
     "/categories",
   ])("%s is not a route: 404 from $default", async (path) => {
     const response = await call("GET", path, false);
-    expect(response.status).toBe(404);
-    expect(((await response.json()) as { code?: string }).code).toBe("not_found");
+    const headers = Object.fromEntries(response.headers);
+    const answer = { status: response.status, headers, text: await response.text() };
+    expect(answer).toBeApiError(404, "not_found");
   });
 });

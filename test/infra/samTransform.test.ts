@@ -12,6 +12,8 @@ import { projectRoot, templatePath } from "../../local/template.ts";
 import { stageConfig, stages } from "../../scripts/stages.ts";
 import type { Json, JsonObject } from "../support/cloudFormation.ts";
 import { asArray, isObject } from "../support/cloudFormation.ts";
+import type { MissingTool } from "../support/missingTool.ts";
+import { skipWithout } from "../support/missingTool.ts";
 
 const helper = resolve(projectRoot, "test/support/samTransform.py");
 
@@ -22,7 +24,7 @@ interface Transformed {
 const corsOrigins = "https://a.example,https://b.example";
 
 /** Every stage's transformed template, then staging's with CORS origins given: one run. */
-function transformAll(): { transformed?: Transformed[]; skipped?: string; error?: string } {
+function transformAll(): { transformed?: Transformed[]; missing?: MissingTool; error?: string } {
   const sets = [
     ...stages.map((stage) => stageConfig(stage).parameters),
     { ...stageConfig("staging").parameters, CorsAllowedOrigins: corsOrigins },
@@ -34,16 +36,26 @@ function transformAll(): { transformed?: Transformed[]; skipped?: string; error?
     maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, AWS_DEFAULT_REGION: region, AWS_REGION: region },
   });
-  if (child.error) return { skipped: `python3 is not available (${child.error.message})` };
-  if (child.status === 3) return { skipped: "aws-sam-translator is not installed for python3" };
+  if (child.error) {
+    return { missing: { tool: "python3", get: "install Python 3 (apt-get install python3)" } };
+  }
+  if (child.status === 3) {
+    return {
+      missing: {
+        tool: "aws-sam-translator (Python)",
+        get: "pip install aws-sam-translator",
+      },
+    };
+  }
   if (child.status !== 0) return { error: child.stderr };
   return { transformed: JSON.parse(child.stdout) as Transformed[] };
 }
 
 const all = transformAll();
-if (all.skipped) console.warn(`SKIPPED: the SAM transform checks: ${all.skipped}`);
 
-describe.skipIf(all.skipped !== undefined)("after the AWS SAM transform", () => {
+describe("after the AWS SAM transform", () => {
+  skipWithout(all.missing);
+
   it("runs without errors", () => {
     expect(all.error).toBeUndefined();
   });
@@ -150,9 +162,10 @@ describe.skipIf(all.skipped !== undefined)("after the AWS SAM transform", () => 
 
 const lint = spawnSync("cfn-lint", ["--version"], { encoding: "utf8" });
 const lintMissing = lint.error !== undefined || lint.status !== 0;
-if (lintMissing) console.warn("SKIPPED: cfn-lint is not installed (pip install cfn-lint)");
 
-describe.skipIf(lintMissing)("cfn-lint", () => {
+describe("cfn-lint", () => {
+  skipWithout(lintMissing ? { tool: "cfn-lint (Python)", get: "pip install cfn-lint" } : undefined);
+
   it("finds no error, warning or informational finding in the template", () => {
     const child = spawnSync("cfn-lint", ["--format", "parseable", "--", templatePath], {
       encoding: "utf8",

@@ -20,7 +20,8 @@ import {
   refOf,
   text,
 } from "../support/cloudFormation.ts";
-import { loadSamSchema, samSchemaPath } from "../support/samSchema.ts";
+import { skipWithout } from "../support/missingTool.ts";
+import { loadSamSchema, samSchemaMissing, samSchemaPath } from "../support/samSchema.ts";
 
 const template = raw(loadTemplate());
 const resources = Object.entries(template.Resources);
@@ -33,11 +34,10 @@ const prop = (id: string, name: string): Json | undefined =>
   template.Resources[id]?.Properties?.[name] ?? globals[name];
 
 const schema = loadSamSchema();
-if (!schema) {
-  console.warn(`SKIPPED: the AWS SAM schema is not at ${samSchemaPath} (see its README)`);
-}
 
-describe.skipIf(!schema)(`AWS SAM schema (${samSchemaPath})`, () => {
+describe(`AWS SAM schema (${samSchemaPath})`, () => {
+  skipWithout(schema ? undefined : samSchemaMissing);
+
   it.each(resources)("resource %s matches the schema of its Type", (id, resource) => {
     expect(schema?.resource(id, resource)).toEqual([]);
   });

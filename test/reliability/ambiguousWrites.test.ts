@@ -10,7 +10,7 @@
  * exactly what it saw 201s for.
  */
 import { describe, it } from "vitest";
-import type { Category, ErrorBody } from "../support/client.ts";
+import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
 import { consistency, sleep, startFaultStack } from "../support/faultStack.ts";
@@ -89,7 +89,7 @@ describe("a client that retries a 503 with its Idempotency-Key gets the 201 for 
           headers,
         );
         for (let tries = 0; retry.status === 409 && tries < 10; tries++) {
-          expect(retry.json<ErrorBody>().code).toBe("idempotency_in_progress");
+          expect(retry).toBeApiError(409, "idempotency_in_progress");
           await sleep(Number(retry.headers["retry-after"] ?? "1") * 1000);
           retry = await createCategory(stack.baseUrl, stack.apiKey, { name: "ambiguous" }, headers);
         }

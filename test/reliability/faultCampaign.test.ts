@@ -21,7 +21,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Answer, Category, ErrorBody } from "../support/client.ts";
+import type { Answer, Category } from "../support/client.ts";
 import { createCategory, inParallel, listCategories, send } from "../support/client.ts";
 import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
@@ -126,9 +126,8 @@ describe("under random faults and an outage longer than the budget, the list is 
           expect(seen201.has(name)).toBe(false);
           seen201.set(name, category);
         } else {
-          expect(answer.status).toBe(503);
+          expect(answer).toBeApiError(503, "service_unavailable");
           expect(answer.headers["retry-after"]).toBe("1");
-          expect(answer.json<ErrorBody>().code).toBe("service_unavailable");
           final503.push(name);
         }
         done += 1;

@@ -13,7 +13,7 @@
  * contract's order of checks demands (route, key, media type, size, JSON, fields).
  */
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
@@ -63,9 +63,23 @@ const runs = Object.fromEntries(
     validCreate: 300,
     keyInBody: 200,
     fallback: 900,
+    /** Creates (accepted key, any body) whose 201s must be exactly what the store gained. */
+    ledger: 300,
+    /** Mixed lists and creates, counted against the log. */
+    logged: 200,
   }).map(([name, count]) => [name, Math.round(count * factor)]),
 ) as Readonly<
-  Record<"list" | "create" | "createBodies" | "validCreate" | "keyInBody" | "fallback", number>
+  Record<
+    | "list"
+    | "create"
+    | "createBodies"
+    | "validCreate"
+    | "keyInBody"
+    | "fallback"
+    | "ledger"
+    | "logged",
+    number
+  >
 >;
 
 const harness = useSecurityHarness();
@@ -76,15 +90,33 @@ const routes = routeTableOf([...routesOf().keys()].filter((routeKey) => routeKey
 let create: ServiceHandler;
 let list: ServiceHandler;
 let fallback: ServiceHandler;
-/** Every category a 201 answered, by id: the store must hold exactly these at the end. */
+/**
+ * Every category a 201 answered, by id, in whatever tests ran in whatever order: the store must
+ * hold exactly these after them (checked in afterAll, besides the test that proves it alone).
+ */
 const answered201 = new Map<number, Category>();
 let casesRun = 0;
 
-beforeAll(() => {
+beforeAll(async () => {
   const deps = harness.deps();
   create = createCategoryHandler(deps);
   list = listCategoriesHandler(deps);
   fallback = routeFallbackHandler(deps, routes);
+  // A few categories with long descriptions, so that lists are long enough to be compressed.
+  for (let i = 0; i < 20; i++) {
+    const event = withValidKey("create-ok.json");
+    event.body = JSON.stringify({ name: `Seed ${i}`, description: "🐇 lagomorph ".repeat(60) });
+    const { response } = await serve(create, event, []);
+    expect(response.statusCode).toBe(201);
+  }
+});
+
+afterAll(async () => {
+  const stored = await harness.stored();
+  expect(stored).toEqual([...answered201.values()].sort((a, b) => a.id - b.id));
+  expect(harness.logLines).toHaveLength(casesRun);
+  for (const line of harness.logLines) expectNoSecretIn(line, keySecrets);
+  console.info(`hostile handler cases: ${casesRun} invocations in all`);
 });
 
 interface Common {
@@ -294,17 +326,6 @@ function presentedBy(input: Common, ...more: (string | undefined)[]): (string | 
 }
 
 // ---------------------------------------------------------------------------------------------
-
-describe("setup: a few categories exist, so lists are long enough to be compressed", () => {
-  it("creates 20 categories with the valid key", async () => {
-    for (let i = 0; i < 20; i++) {
-      const event = withValidKey("create-ok.json");
-      event.body = JSON.stringify({ name: `Seed ${i}`, description: "🐇 lagomorph ".repeat(60) });
-      const { response } = await serve(create, event, []);
-      expect(response.statusCode).toBe(201);
-    }
-  });
-});
 
 describe("listCategories: any Authorization, Accept-Encoding, headers or body: 200 only for the valid key, never a 5xx, no key echoed or logged", () => {
   it(`holds for ${runs.list} generated requests`, async () => {
@@ -519,19 +540,34 @@ describe("routeFallback: 404 / 405 before any key, 401 or 501 after it, on any p
 
 // ---------------------------------------------------------------------------------------------
 
-describe("nothing is stored but what was answered 201, and no log line holds the key or its hash", () => {
-  it("the store holds exactly the categories the 201 answers returned", async () => {
-    const stored = await harness.stored();
-    const answered = [...answered201.values()].sort((a, b) => a.id - b.id);
-    expect(stored).toEqual(answered);
-    expect(stored.length).toBeGreaterThan(runs.validCreate);
+describe("nothing is stored but what was answered 201", () => {
+  it(`the store gains exactly the categories the 201s of ${runs.ledger} generated creates returned`, async () => {
+    const before = new Set((await harness.stored()).map((category) => category.id));
+    const answeredBefore = new Set(answered201.keys());
+    await fc.assert(fc.asyncProperty(createBodyCaseArb, checkCreate), { numRuns: runs.ledger });
+    const gained = (await harness.stored()).filter((category) => !before.has(category.id));
+    const answered = [...answered201.values()].filter(({ id }) => !answeredBefore.has(id));
+    expect(gained).toEqual(answered.sort((a, b) => a.id - b.id));
+    expect(answered.length).toBeGreaterThan(0);
   });
+});
 
-  it("every invocation wrote one log line and none holds the key or its hash", () => {
-    expect(harness.logLines).toHaveLength(casesRun);
-    for (const line of harness.logLines) expectNoSecretIn(line, keySecrets);
-    const total = Object.values(runs).reduce((sum, count) => sum + count, 0);
-    console.info(`hostile handler cases: ${total} generated (${casesRun} invocations in all)`);
+describe("every invocation writes one log line, and none holds the key or its hash", () => {
+  it(`holds for ${runs.logged} generated lists and creates`, async () => {
+    const linesBefore = harness.logLines.length;
+    const casesBefore = casesRun;
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), createCaseArb, async (listing, input) => {
+        if (listing)
+          await serve(list, withHeaders(loadEvent("list-ok.json"), input), presentedBy(input));
+        else await checkCreate(input);
+      }),
+      { numRuns: runs.logged },
+    );
+    const lines = harness.logLines.slice(linesBefore);
+    expect(lines).toHaveLength(casesRun - casesBefore);
+    expect(lines.length).toBeGreaterThanOrEqual(runs.logged);
+    for (const line of lines) expectNoSecretIn(line, keySecrets);
   });
 });
 
@@ -544,9 +580,8 @@ describe("a store failure while checking the key is logged for the operator with
       const unknown = `petstore_${"Zq9".repeat(14)}x`;
       event.headers.authorization = `Bearer ${unknown}`;
       const { response, logLines } = await harness.invoke(list, event);
-      expect(response.statusCode).toBe(500);
-      const body = JSON.parse(response.body) as Record<string, unknown>;
-      expect(Object.keys(body).sort()).toEqual(["code", "message", "status"]);
+      casesRun += 1;
+      expect(response).toBeApiError(500);
       const line = JSON.parse(logLines[0] ?? "{}") as { detail?: string };
       expect(line.detail).toMatch(/ValidationException/);
       const secrets = [...keySecrets, unknown, hashApiKey(unknown)];
@@ -555,6 +590,5 @@ describe("a store failure while checking the key is logged for the operator with
     } finally {
       harness.failCalls(undefined);
     }
-    casesRun += 1;
   });
 });

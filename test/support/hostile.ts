@@ -620,16 +620,7 @@ export function expectSafeAnswer(answer: AnswerView, secrets: readonly string[])
     answer.status === 501 && (body as { code?: unknown } | null)?.code === "not_implemented";
   if (!notImplemented) expect(answer.status, answer.text).toBeLessThan(500);
   expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
-  if (answer.status >= 400) {
-    expect(answer.isBase64Encoded ?? false).toBe(false);
-    expect(body).toBeTypeOf("object");
-    const error = body as Record<string, unknown>;
-    expect(Object.keys(error).sort()).toEqual(["code", "message", "status"]);
-    expect(error.status).toBe(answer.status);
-    expect(error.code).toBeTypeOf("string");
-    expect(error.message).toBeTypeOf("string");
-    expect((error.message as string).length).toBeGreaterThan(0);
-  }
+  if (answer.status >= 400) expect(answer).toBeApiError(answer.status);
   expectNoSecretIn(`${answer.text}\n${JSON.stringify(answer.headers)}`, secrets);
 }
 

@@ -9,8 +9,17 @@ import { resolve } from "node:path";
 import AjvModule from "ajv-draft-04";
 import type { ErrorObject, ValidateFunction } from "ajv-draft-04";
 import { projectRoot } from "../../local/template.ts";
+import type { MissingTool } from "./missingTool.ts";
 
 export const samSchemaPath = resolve(projectRoot, "../shared/sam-schema/sam.schema.json");
+
+/** What the skip report says when the schema is absent. */
+export const samSchemaMissing: MissingTool = {
+  tool: `the AWS SAM schema (${samSchemaPath})`,
+  get:
+    "put the team's sam-schema folder beside the repository, or save schema_source/sam.schema.json " +
+    "of the AWS SAM project (github.com/aws/serverless-application-model) at that path",
+};
 
 interface Definition {
   readonly properties?: { readonly Type?: { readonly enum?: readonly string[] } };
