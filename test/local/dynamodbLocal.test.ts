@@ -8,22 +8,18 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findJava, startDynamodbLocal } from "../../local/dynamodbLocal.ts";
+import { startDynamodbLocal } from "../../local/dynamodbLocal.ts";
 import { localClient } from "../../local/embeddedDynamo.ts";
 import { endpointFile, localTableName } from "../../local/localKeys.ts";
 import { projectRoot } from "../../local/template.ts";
 import { send } from "../support/client.ts";
-import { soon } from "../support/dynamo.ts";
+import { javaMissing, soon } from "../support/dynamo.ts";
+import { skipWithout } from "../support/missingTool.ts";
 
 const root = mkdtempSync(join(tmpdir(), "petstore-dynamodb-local-"));
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
-
-const javaMissing = findJava() === undefined;
-if (javaMissing) {
-  console.warn("SKIPPED: DynamoDB Local: no java (apt-get install -y openjdk-17-jre-headless)");
-}
 
 /** True once nothing listens on the endpoint's port any more (polls up to `ms`). */
 async function goesAway(endpoint: string, ms: number): Promise<boolean> {
@@ -45,7 +41,8 @@ async function goesAway(endpoint: string, ms: number): Promise<boolean> {
   return false;
 }
 
-describe.skipIf(javaMissing)("DynamoDB Local runs as a child process owned by its starter", () => {
+describe("DynamoDB Local runs as a child process owned by its starter", () => {
+  skipWithout(javaMissing);
   it("answers the DynamoDB API on the endpoint it reports, and is gone after close", async () => {
     const dynamo = await startDynamodbLocal();
     const db = localClient(dynamo.endpoint);
@@ -116,8 +113,9 @@ function start(env: Record<string, string>, ...args: string[]) {
   return { outcome, stop, stderr: () => stderr };
 }
 
-describe("npm start picks its store with --dynamodb-local or PETSTORE_STORE", () => {
-  it.skipIf(javaMissing)("serves the API from DynamoDB Local, persisted in DATA_DIR", async () => {
+describe("npm start -- --dynamodb-local serves the API from DynamoDB Local", () => {
+  skipWithout(javaMissing);
+  it("persisted in DATA_DIR", async () => {
     const dataDir = join(root, "persisted");
     const server = start({ DATA_DIR: dataDir }, "--dynamodb-local");
     try {
@@ -149,7 +147,9 @@ describe("npm start picks its store with --dynamodb-local or PETSTORE_STORE", ()
     expect(readdirSync(dataDir).some((name) => name.endsWith(".db"))).toBe(true);
     expect(existsSync(join(dataDir, "CURRENT"))).toBe(false); // no LevelDB (dynalite) there
   });
+});
 
+describe("npm start refuses a store it cannot run, in one line", () => {
   it("refuses an unknown PETSTORE_STORE in one line", async () => {
     const server = start({ PETSTORE_STORE: "dynamo" }, "--memory");
     expect((await server.outcome).status).toBe(2);

@@ -13,9 +13,10 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findJava } from "../../local/dynamodbLocal.ts";
 import type { EmbeddedDynamo, StoreEngine } from "../../local/embeddedDynamo.ts";
 import { startEmbeddedDynamo, storeEngineOf } from "../../local/embeddedDynamo.ts";
+import { javaMissing } from "../support/dynamo.ts";
+import { skipWithout } from "../support/missingTool.ts";
 
 describe("PETSTORE_STORE picks the embedded store", () => {
   it("is dynalite when unset or empty", () => {
@@ -34,16 +35,11 @@ describe("PETSTORE_STORE picks the embedded store", () => {
   });
 });
 
-const javaMissing = findJava() === undefined;
-if (javaMissing) {
-  console.warn(
-    "SKIPPED: dynalite vs DynamoDB Local: no java (apt-get install -y openjdk-17-jre-headless)",
-  );
-}
-
-describe.skipIf(javaMissing)("where dynalite and DynamoDB Local disagree", () => {
+describe("where dynalite and DynamoDB Local disagree", () => {
+  skipWithout(javaMissing);
   const stores = new Map<StoreEngine, { dynamo: EmbeddedDynamo; client: DynamoDBClient }>();
   beforeAll(async () => {
+    if (javaMissing) return;
     for (const engine of ["dynalite", "dynamodb-local"] as const) {
       const dynamo = await startEmbeddedDynamo({ engine });
       const client = new DynamoDBClient({

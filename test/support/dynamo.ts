@@ -13,7 +13,9 @@ import {
   startEmbeddedDynamo,
   storeEngineOf,
 } from "../../local/embeddedDynamo.ts";
+import { findJava } from "../../local/dynamodbLocal.ts";
 import type { FaultProxy } from "./faultProxy.ts";
+import type { MissingTool } from "./missingTool.ts";
 import { startFaultProxy } from "./faultProxy.ts";
 
 /**
@@ -21,6 +23,14 @@ import { startFaultProxy } from "./faultProxy.ts";
  * branches on it and says which of the two matches the DynamoDB API reference.
  */
 export const storeEngine: StoreEngine = storeEngineOf();
+
+/** Java, when it is absent: DynamoDB Local runs on it (dynalite needs nothing). */
+export const javaMissing: MissingTool | undefined = findJava()
+  ? undefined
+  : {
+      tool: "Java 17 (DynamoDB Local runs on it)",
+      get: "apt-get install -y openjdk-17-jre-headless",
+    };
 
 export interface TestStore {
   readonly db: DynamoDb;
