@@ -11,6 +11,7 @@ export default tseslint.config(
       ".aws-sam/",
       "node_modules/",
       "coverage/",
+      ".bench-tmp/",
       "clients/typescript/schema.ts",
     ],
   },

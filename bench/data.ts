@@ -1,44 +1,26 @@
 /**
- * Bench data: realistic category rows (names and 200-character descriptions made of real words,
- * so they compress like the text a pet store would store, not like random bytes), seeded into a
- * table of the embedded store with BatchWriteItem, and the API Gateway events the variants get.
+ * Bench data: tables of categories with 200-character descriptions made of real words (so they
+ * compress like a pet store's text, not like random bytes), the bench's API key, and the API
+ * Gateway events the functions get.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
-import type { DynamoDb, Item } from "../lib/dynamodb.ts";
+import type { DynamoDb } from "../lib/dynamodb.ts";
 import { categorySortKey } from "../lib/table/schema.ts";
 import { ensureTable } from "../local/embeddedDynamo.ts";
 
-export const descriptionLength = 200;
+/** A fixed key: every bench table holds its hash, so every variant authenticates the same way. */
+const benchApiKey = "petstore_benchbenchbenchbenchbenchbenchbenchbenchben";
 
-/** A fixed key: every bench table holds its hash, so all variants authenticate the same way. */
-export const benchApiKey = "petstore_benchbenchbenchbenchbenchbenchbenchbenchben";
-
-const animals = words(
-  "dogs,puppies,cats,kittens,rabbits,hamsters,guinea pigs,ferrets,parrots,canaries,budgies,finches,tortoises,turtles,lizards,geckos,snakes,frogs,goldfish,koi,tropical fish,shrimp,chinchillas,rats,mice,horses,ponies,chickens,ducks,hedgehogs",
-);
-const kinds = words(
-  "food,treats,toys,beds,collars,leashes,harnesses,cages,aquariums,filters,grooming,shampoos,brushes,litter,bowls,feeders,crates,carriers,clothing,vitamins,dental care,flea control,bedding,heat lamps,scratching posts,training aids,tanks,perches,hay,supplements",
-);
-const qualities = words(
-  "organic,grain-free,premium,everyday,senior,junior,travel,outdoor,indoor,eco,hypoallergenic,heavy-duty,natural,veterinary,budget,luxury",
-);
-const vocabulary = (
-  "a an the and or with for from our your their every each all most many some only also " +
-  "selected chosen tested loved trusted gentle durable soft warm safe easy quick daily weekly " +
-  "fresh dried frozen healthy balanced complete small medium large giant young adult older " +
-  "active calm curious playful nervous picky owners breeders keepers families shelters vets " +
-  "range brands sizes colours flavours recipes formulas materials designs models shapes " +
-  "keeps helps supports cleans protects comforts entertains feeds rewards trains calms " +
-  "coat skin teeth joints digestion weight energy sleep play exercise travel home garden " +
-  "made in small batches by local suppliers free of artificial colours and preservatives " +
-  "delivered next day returned within thirty days recommended by our staff favourite of " +
-  "customers since long lasting machine washable dishwasher safe recyclable packaging"
+const words = (
+  "dogs cats rabbits hamsters parrots goldfish tortoises ferrets food treats toys beds collars " +
+  "leashes cages filters brushes bowls crates organic premium senior junior travel outdoor " +
+  "natural durable soft warm safe gentle daily fresh healthy small large young adult active " +
+  "calm playful owners breeders families vets range brands sizes colours flavours keeps helps " +
+  "supports cleans protects comforts feeds trains coat skin teeth joints sleep play home made " +
+  "in batches by local suppliers free of artificial preservatives delivered next day returned " +
+  "within thirty days recommended by our staff machine washable recyclable packaging"
 ).split(" ");
-
-function words(list: string): readonly string[] {
-  return list.split(",");
-}
 
 /** Deterministic, so every run and every variant sees the same rows (mulberry32). */
 export function randomSource(seed: number): () => number {
@@ -52,139 +34,75 @@ export function randomSource(seed: number): () => number {
   };
 }
 
-function pick<T>(random: () => number, list: readonly T[]): T {
-  const value = list[Math.floor(random() * list.length)];
-  if (value === undefined) throw new Error("pick from an empty list");
-  return value;
+function text(random: () => number, length: number): string {
+  let out = "";
+  while (out.length < length) out += `${words[Math.floor(random() * words.length)] ?? ""} `;
+  return out.slice(0, length);
 }
 
-function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-export interface BenchCategory {
-  readonly id: number;
-  readonly name: string;
-  readonly description: string;
-}
-
-/** Category `id` of a table seeded with `seed`: a name of 2-4 words and a 200-character description. */
-export function makeCategory(id: number, random: () => number): BenchCategory {
-  const animal = pick(random, animals);
-  const kind = pick(random, kinds);
-  const name = capitalised(
-    random() < 0.5 ? `${pick(random, qualities)} ${kind} for ${animal}` : `${animal} ${kind}`,
-  );
-  let description = `${capitalised(pick(random, qualities))} ${kind} for ${animal}:`;
-  while (description.length < descriptionLength) {
-    description += ` ${pick(random, vocabulary)}`;
-    if (random() < 0.08) description += ".";
-  }
-  description = `${description.slice(0, descriptionLength - 1).trimEnd()}.`.padEnd(
-    descriptionLength,
-    ".",
-  );
-  return { id, name, description };
-}
-
-function toItem(category: BenchCategory, createdAt: string): Item {
-  return {
-    pk: { S: "CATEGORY" },
-    sk: { S: categorySortKey(category.id) },
-    id: { N: String(category.id) },
-    name: { S: category.name },
-    description: { S: category.description },
-    createdAt: { S: createdAt },
-    requestId: { S: `seed-${category.id}` },
-  };
-}
-
-interface BatchOutput {
-  readonly UnprocessedItems?: Readonly<Record<string, readonly { PutRequest: { Item: Item } }[]>>;
-}
-
-/**
- * A fresh table with the bench API key and `count` categories (ids 1..count), written 25 at a
- * time (BatchWriteItem's limit) with a few batches in flight. The counter is set to `count`.
- */
+/** A fresh table with the bench key, `count` categories (ids 1..count) and the counter at count. */
 export async function seedTable(db: DynamoDb, table: string, count: number): Promise<void> {
   await ensureTable(db, table);
   const deadline = Date.now() + 600_000;
   await new ApiKeyStore(db, table).issue("bench", undefined, deadline, benchApiKey);
-  await db.call(
-    "PutItem",
-    {
-      TableName: table,
-      Item: { pk: { S: "COUNTER" }, sk: { S: "category" }, value: { N: String(count) } },
-    },
-    deadline,
-  );
+  const counter = { pk: { S: "COUNTER" }, sk: { S: "category" }, value: { N: String(count) } };
+  await db.call("PutItem", { TableName: table, Item: counter }, deadline);
   const random = randomSource(count);
-  const createdAt = new Date(0).toISOString();
+  const item = (id: number) => ({
+    PutRequest: {
+      Item: {
+        ...{ pk: { S: "CATEGORY" }, sk: { S: categorySortKey(id) }, id: { N: String(id) } },
+        ...{ name: { S: text(random, 24).trim() }, description: { S: text(random, 200) } },
+        ...{ createdAt: { S: new Date(0).toISOString() }, requestId: { S: `seed-${id}` } },
+      },
+    },
+  });
   let next = 1;
+  // Four writers of 25 items (BatchWriteItem's limit) at a time, retrying what the store leaves.
   const writer = async (): Promise<void> => {
     while (next <= count) {
       const first = next;
-      const last = Math.min(count, first + 24);
-      next = last + 1;
-      let requests = [];
-      for (let id = first; id <= last; id++) {
-        requests.push({ PutRequest: { Item: toItem(makeCategory(id, random), createdAt) } });
-      }
+      next = Math.min(count, first + 24) + 1;
+      let requests: unknown[] = Array.from({ length: next - first }, (_, i) => item(first + i));
       while (requests.length > 0) {
-        const output: BatchOutput = await db.call(
+        const output: { UnprocessedItems?: Record<string, unknown[]> } = await db.call(
           "BatchWriteItem",
           { RequestItems: { [table]: requests } },
           deadline,
         );
-        requests = [...(output.UnprocessedItems?.[table] ?? [])];
+        requests = output.UnprocessedItems?.[table] ?? [];
       }
     }
   };
   await Promise.all([writer(), writer(), writer(), writer()]);
 }
 
-export interface EventOptions {
-  readonly method: "GET" | "POST";
-  readonly body?: string;
-  readonly acceptEncoding?: string;
-}
-
-/** An API Gateway HTTP API (payload 2.0) event for /v1/categories, as the bench sends it. */
-export function categoriesEvent(options: EventOptions): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${benchApiKey}`,
-    host: "bench.local",
-    "user-agent": "bench",
-    ...(options.body !== undefined && { "content-type": "application/json" }),
-    ...(options.acceptEncoding !== undefined && { "accept-encoding": options.acceptEncoding }),
-  };
-  const routeKey = `${options.method} /v1/categories`;
+/** An API Gateway HTTP API (payload 2.0) event for /v1/categories. */
+export function categoriesEvent(
+  method: "GET" | "POST",
+  body?: string,
+  acceptEncoding?: string,
+): APIGatewayProxyEventV2 {
+  const routeKey = `${method} /v1/categories`;
+  const http = { method, path: "/v1/categories", protocol: "HTTP/1.1", sourceIp: "127.0.0.1" };
   return {
     version: "2.0",
     routeKey,
     rawPath: "/v1/categories",
     rawQueryString: "",
-    headers,
-    requestContext: {
-      accountId: "bench",
-      apiId: "bench",
-      domainName: "bench.local",
-      domainPrefix: "bench",
-      http: {
-        method: options.method,
-        path: "/v1/categories",
-        protocol: "HTTP/1.1",
-        sourceIp: "127.0.0.1",
-        userAgent: "bench",
-      },
-      requestId: "bench-request",
-      routeKey,
-      stage: "$default",
-      time: new Date(0).toUTCString(),
-      timeEpoch: 0,
+    headers: {
+      authorization: `Bearer ${benchApiKey}`,
+      host: "bench.local",
+      ...(body !== undefined && { "content-type": "application/json" }),
+      ...(acceptEncoding !== undefined && { "accept-encoding": acceptEncoding }),
     },
-    ...(options.body !== undefined && { body: options.body }),
+    requestContext: {
+      ...{ accountId: "bench", apiId: "bench", domainName: "bench.local", domainPrefix: "bench" },
+      http: { ...http, userAgent: "bench" },
+      ...{ requestId: "bench-request", routeKey, stage: "$default" },
+      ...{ time: new Date(0).toUTCString(), timeEpoch: 0 },
+    },
+    ...(body !== undefined && { body }),
     isBase64Encoded: false,
   };
 }

@@ -1,246 +1,120 @@
-/** The bench's human output: the console table, the Markdown tables for the docs, and targets. */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import * as prettier from "prettier";
-import type { Variant } from "./bundle.ts";
-import type { FunctionRow, Regression, Results, ScaleRow } from "./results.ts";
-import { lambdaResultLimitBytes, ratio } from "./results.ts";
+/** The bench's console output: calibration, the per-size table, costs and the chosen sizes. */
+import { benchFunctions, variants } from "./bundle.ts";
+import type { Results, WarmRow } from "./results.ts";
+import { headroom, sizingTargets } from "./results.ts";
 
-const ms = (value: number): string =>
-  value >= 100
-    ? `${value.toFixed(0)} ms`
-    : value >= 10
-      ? `${value.toFixed(1)} ms`
-      : `${value.toFixed(2)} ms`;
-const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} KB`;
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(2)} MB`;
-const x = (value: number): string => `${value.toFixed(2)}×`;
+const ms = (value: number): string => value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2);
 
-type Cell = string;
-const functionColumns = [
-  "bundle",
-  "import",
-  "1st invocation",
-  "warm p50",
-  "warm p99",
-  "warm CPU",
-  "peak RSS",
-];
-
-function functionCells(row: FunctionRow): Cell[] {
-  return [
-    kb(row.bundleBytes),
-    ms(row.importMs.value),
-    ms(row.firstMs.value),
-    ms(row.warmP50Ms.value),
-    ms(row.warmP99Ms.value),
-    ms(row.warmCpuMs.value),
-    `${row.peakRssMb.value.toFixed(1)} MB`,
-  ];
+/** Columns padded to their widest cell; the first two left-aligned, the rest right-aligned. */
+function table(rows: readonly (readonly string[])[]): string {
+  const width = (c: number): number => Math.max(...rows.map((row) => (row[c] ?? "").length));
+  const pad = (cell: string, c: number): string =>
+    c < 2 ? cell.padEnd(width(c)) : cell.padStart(width(c));
+  return rows.map((row) => row.map(pad).join("  ").trimEnd()).join("\n");
 }
 
-function ratioCells(ours: FunctionRow, other: FunctionRow): Cell[] {
-  return [
-    x(ratio(ours.bundleBytes, other.bundleBytes)),
-    x(ratio(ours.importMs.value, other.importMs.value)),
-    x(ratio(ours.firstMs.value, other.firstMs.value)),
-    x(ratio(ours.warmP50Ms.value, other.warmP50Ms.value)),
-    x(ratio(ours.warmP99Ms.value, other.warmP99Ms.value)),
-    x(ratio(ours.warmCpuMs.value, other.warmCpuMs.value)),
-    x(ratio(ours.peakRssMb.value, other.peakRssMb.value)),
-  ];
-}
-
-const ratioPairs: readonly (readonly [Variant, Variant])[] = [
-  ["ours", "limit"],
-  ["ours", "typical"],
-  ["deployed", "ours"],
-];
-
-function functionTable(results: Results): Cell[][] {
-  const table: Cell[][] = [["function", "variant", ...functionColumns]];
-  const fns = [...new Set(results.functions.map((row) => row.fn))];
-  for (const fn of fns) {
-    const rows = results.functions.filter((row) => row.fn === fn);
-    for (const row of rows) table.push([fn, row.variant, ...functionCells(row)]);
-    for (const [top, bottom] of ratioPairs) {
-      const a = rows.find((row) => row.variant === top);
-      const b = rows.find((row) => row.variant === bottom);
-      if (a && b) table.push([fn, `${top} / ${bottom}`, ...ratioCells(a, b)]);
+/** One row per size and variant, one column per workload, the cell from `cell`. */
+function perSize(
+  results: Results,
+  shown: readonly string[],
+  head: (workload: string) => string,
+  cell: (row: WarmRow) => string,
+  extra: { head: string[]; cells: (memoryMb: number, variant: string) => string[] },
+): string {
+  const workloads = [...new Set(results.warm.map((row) => row.workload))];
+  const rows = [["size", "variant", ...extra.head, ...workloads.map(head)]];
+  for (const memoryMb of [...new Set(results.warm.map((row) => row.memoryMb))]) {
+    for (const variant of shown) {
+      const at = (w: string): WarmRow | undefined =>
+        results.warm.find(
+          (r) => r.memoryMb === memoryMb && r.variant === variant && r.workload === w,
+        );
+      const cells = workloads.map((w) => {
+        const row = at(w);
+        return row ? cell(row) : "";
+      });
+      rows.push([`${memoryMb} MB`, variant, ...extra.cells(memoryMb, variant), ...cells]);
     }
   }
-  return table;
+  return table(rows);
 }
 
-const scaleColumns = [
-  "categories",
-  "variant",
-  "accept-encoding",
-  "status",
-  "handler",
-  "per 1,000",
-  "CPU",
-  "peak RSS",
-  "JSON",
-  "sent",
-  "result < 6 MB",
-];
-
-function scaleCells(row: ScaleRow): Cell[] {
+function calibration(results: Results): string {
+  if (!results.cpuShareEnforced) {
+    return "CPU share NOT enforced (no writable cgroup): every figure below is at FULL SPEED.";
+  }
+  const rows = results.calibration.map((c) => [
+    `${c.memoryMb} MB`,
+    c.share.toFixed(3),
+    ms(c.wallMs),
+    `${c.slowdown.toFixed(2)}×`,
+    `${(1 / c.share).toFixed(2)}×`,
+    `${c.wallPerCpu.toFixed(2)}×`,
+    c.ok ? "ok" : "QUOTA NOT APPLIED",
+  ]);
   return [
-    row.count.toLocaleString("en-US"),
-    row.variant,
-    row.encoding,
-    String(row.status),
-    ms(row.handlerMs.value),
-    ms((row.handlerMs.value / row.count) * 1000),
-    ms(row.cpuMs.value),
-    `${row.peakRssMb.toFixed(1)} MB`,
-    mb(row.plainBytes),
-    row.encoding === "none" ? "" : mb(row.bodyBytes),
-    row.status !== 200
-      ? "refused (406)"
-      : row.resultBytes < lambdaResultLimitBytes
-        ? `yes (${mb(row.resultBytes)})`
-        : `NO (${mb(row.resultBytes)})`,
-  ];
-}
-
-function scaleTable(results: Results): Cell[][] {
-  return [scaleColumns, ...results.scaling.map(scaleCells)];
-}
-
-function targetTable(results: Results): Cell[][] {
-  return [
-    ["target", "measured", "limit", "met"],
-    ...results.targets.map((t) => [
-      t.name,
-      t.value,
-      t.limit,
-      t.required ? (t.met ? "yes" : "NO") : t.met ? "yes (info)" : "no (info)",
-    ]),
-  ];
-}
-
-function text(table: readonly Cell[][]): string {
-  const widths = (table[0] ?? []).map((_, column) =>
-    Math.max(...table.map((row) => (row[column] ?? "").length)),
-  );
-  return table
-    .map((row) =>
-      row
-        .map((cell, column) => {
-          const width = widths[column] ?? 0;
-          return column < 2 ? cell.padEnd(width) : cell.padStart(width);
-        })
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
-
-function markdown(table: readonly Cell[][]): string {
-  const [head = [], ...body] = table;
-  const line = (row: readonly Cell[]): string => `| ${row.join(" | ")} |`;
-  const rule = `|${head.map((_, column) => (column < 2 ? " --- " : " ---: ")).join("|")}|`;
-  return [line(head), rule, ...body.map(line)].join("\n");
-}
-
-/** The Markdown the full run puts between the bench markers of README.md (its Performance section). */
-export function markdownTables(results: Results): string {
-  const { machine } = results;
-  return [
-    `Measured ${results.date.slice(0, 10)} by \`npm run bench\` (${results.durationSeconds.toFixed(0)} s) on ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}.`,
-    "",
-    markdown(functionTable(results)),
-    "",
-    ...(deployedLine(results) ? [deployedLine(results), ""] : []),
-    markdown(scaleTable(results)),
-    "",
-    markdown(targetTable(results)),
+    `CPU share: cgroup v1 quota = size ÷ 1,769 MB of one core per ${results.periodMs} ms period.`,
+    `Calibration: a fixed loop takes ${ms(results.referenceLoopMs)} ms on a full core; under each quota:`,
+    table([["size", "share", "loop ms", "slowdown", "expected", "wall/CPU", "check"], ...rows]),
   ].join("\n");
 }
 
-export const beginMarker = "<!-- bench:begin (written by npm run bench) -->";
-export const endMarker = "<!-- bench:end -->";
-
-/**
- * Replaces what is between the markers, if the file has them (leaves it alone otherwise), and
- * formats the file with the project's Prettier settings, so `npm run lint` stays green.
- */
-export async function updateMarkedSection(path: string, content: string): Promise<void> {
-  if (!existsSync(path)) return;
-  const current = readFileSync(path, "utf8");
-  const begin = current.indexOf(beginMarker);
-  const end = current.indexOf(endMarker);
-  if (begin < 0 || end < begin) return;
-  const replaced = `${current.slice(0, begin + beginMarker.length)}\n\n${content}\n\n${current.slice(end)}`;
-  const options = (await prettier.resolveConfig(path)) ?? {};
-  const next = await prettier.format(replaced, { ...options, filepath: path });
-  if (next !== current) writeFileSync(path, next);
-}
-
-function deployedLine(results: Results): string {
-  const options = results.settings.deployedNodeOptions;
-  return typeof options === "string" && options !== ""
-    ? `"deployed" is our bundle run with NODE_OPTIONS="${options}", as infra/template.yaml sets it.`
-    : "";
-}
-
-function percent(value: number): string {
-  return `${value >= 0 ? "+" : ""}${(value * 100).toFixed(1)} %`;
-}
-
-/**
- * Prints everything and returns how many targets were missed plus how many regressions have no
- * note in bench/notes.json.
- */
-export function printReport(
-  results: Results,
-  regressions: readonly Regression[],
-  previousDate: string | undefined,
-): number {
-  const out = (line = ""): void => {
-    process.stdout.write(`${line}\n`);
-  };
-  out();
-  out(
-    `Functions (medians; ${results.mode} mode; warm: ${results.functions[0]?.invocations ?? 0} invocations per variant)`,
-  );
-  out(text(functionTable(results)));
-  const deployedNote = deployedLine(results);
-  if (deployedNote) out(deployedNote);
-  out();
-  out("List scaling (the list function, one process per row)");
-  out(text(scaleTable(results)));
-  out();
-  out("Targets");
-  out(text(targetTable(results)));
-  out();
-  if (previousDate !== undefined) {
-    out(`Against the previous bench/results.json (${previousDate}), net of the machine's drift:`);
-    if (regressions.length === 0) out("  no figure worse by more than its noise allowance");
-    for (const r of regressions) {
-      const drift =
-        r.drift === undefined ? "" : `, limit ${percent(r.drift)}, net ${percent(r.adjusted)}`;
-      const note = r.note === undefined ? "" : `: ${r.note}`;
-      out(
-        `  ${r.note === undefined ? "REGRESSION" : "noted"}  ${r.id}: ${r.before} → ${r.after} ${r.unit} (${percent(r.change)}${drift}; allowance ${percent(r.allowance)})${note}`,
+export function printReport(results: Results): void {
+  const cold = (memoryMb: number, variant: string): string[] =>
+    benchFunctions.map((fn) => {
+      const row = results.cold.find(
+        (r) => r.memoryMb === memoryMb && r.variant === variant && r.fn === fn,
       );
-    }
-  } else if (results.mode === "full") {
-    out("No previous full bench/results.json to compare with.");
-  }
-  const missed = results.targets.filter((t) => t.required && !t.met).length;
-  const unexplained = regressions.filter((r) => r.note === undefined).length;
-  out();
-  if (results.mode === "quick") {
-    out("Quick mode: figures are informational; the benchmark ran and every answer was right.");
-  } else {
-    out(
-      missed === 0 && unexplained === 0
-        ? "Every target met; no unexplained regression."
-        : `${missed} target(s) missed, ${unexplained} unexplained regression(s): explain each in bench/notes.json as "<figure id>": { "upTo": <new value>, "why": "..." }.`,
-    );
-  }
-  return missed + unexplained;
+      return row ? `${ms(row.importMs)}+${ms(row.firstMs)}` : "";
+    });
+  const rss = (memoryMb: number, variant: string): string[] => {
+    const own = results.warm.filter((r) => r.memoryMb === memoryMb && r.variant === variant);
+    const risk = own.some((r) => r.oomRisk) ? " OOM RISK" : "";
+    return [`${Math.max(...own.map((r) => r.peakRssMb)).toFixed(0)} MB${risk}`];
+  };
+  const units = [...new Set(results.warm.map((r) => r.workload))].map((w) => {
+    const row = results.warm.find((r) => r.workload === w && r.variant === "ours");
+    return `${w} ${String(row?.readUnits)} RRU + ${String(row?.writeUnits)} WRU`;
+  });
+  const lines = [
+    "",
+    `${results.mode} run on ${results.machine}, ${results.date}`,
+    calibration(results),
+    "",
+    `Cold (import+first call) and warm (p50/p99) ms; peak RSS, OOM RISK over ${headroom * 100} % of the size`,
+    perSize(
+      results,
+      variants,
+      (w) => `${w} p50/p99`,
+      (r) => `${ms(r.p50Ms)}/${ms(r.p99Ms)}`,
+      {
+        head: ["cold list", "cold create", "peak RSS"],
+        cells: (mb, variant) => [...cold(mb, variant), ...rss(mb, variant)],
+      },
+    ),
+    "",
+    "Cost per million requests in USD: Lambda arm64 + HTTP API + DynamoDB on-demand (bench/cost.ts)",
+    perSize(
+      results,
+      ["ours", "typical"],
+      (w) => w,
+      (r) => r.costPerMillion.total.toFixed(2),
+      {
+        head: [],
+        cells: () => [],
+      },
+    ),
+    `Store units per request (ReturnConsumedCapacity): ${units.join("; ")}`,
+    "",
+    ...results.targets.map((t) => `${t.met ? "met   " : "MISSED"}  ${t.name}: ${t.value}`),
+    ...benchFunctions.map((fn) => {
+      const { p99Ms, workloads } = sizingTargets[fn];
+      return `MemorySize ${fn}: ${results.recommendation[fn]} MB, the cheapest with p99 < ${p99Ms} ms for ${workloads.join(" and ")} and RSS ≤ ${headroom * 100} %`;
+    }),
+    ...results.findings.map((finding) => `- ${finding}`),
+    results.mode === "quick"
+      ? "Quick mode: figures are informational; every answer was right."
+      : "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -1,8 +1,9 @@
 /**
  * `npm run load`: a load test of the local server. Starts `scripts/start.ts --memory` (after
  * building the bundles, as `npm start` does) or uses a running deployment given by
- * `--base-url <…/v1> --api-key <key>`, sends 5,000 creates at concurrency 50 over keep-alive
- * connections while two list loops run alongside (100 ms apart each), then verifies:
+ * `--base-url <…/v1>` (its key from PETSTORE_API_KEY or stdin), sends 5,000 creates at
+ * concurrency 50 over keep-alive connections while two list loops run alongside (100 ms apart
+ * each), then verifies:
  *
  *   - every answer was 2xx (zero errors);
  *   - every 201 carried a distinct id (zero duplicates);
@@ -16,19 +17,28 @@
  * final JSON line with the figures; exits 1 on any error or loss, 2 on a usage error.
  * `--quick`: 500 creates, the same checks.
  */
-import http from "node:http";
-import https from "node:https";
 import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { RunningServer } from "../local/serverProcess.ts";
 import { spawnLocalServer } from "../local/serverProcess.ts";
 import { buildFunctions } from "./build.ts";
+import type { Answer, Category } from "./lib/httpClient.ts";
+import { agentFor, createCategory, getCategories } from "./lib/httpClient.ts";
+import type { Latency } from "./lib/stats.ts";
+import { latencyOf } from "./lib/stats.ts";
+
+export type { Latency };
 
 const usage =
   "usage: npm run load -- [--quick] [--creates 5000] [--concurrency 50] [--list-concurrency 2]" +
-  " [--list-pause-ms 100]" +
-  " [--base-url <url ending in /v1> --api-key <key>]";
+  " [--list-pause-ms 100] [--base-url <url ending in /v1>]";
+const help = [
+  "Without --base-url: builds, starts a fresh in-memory local server and loads it.",
+  "With --base-url: loads that deployment; its API key comes from PETSTORE_API_KEY or the first",
+  "line of stdin (never a flag, which npm would echo). --quick: 500 creates.",
+  "Exit status: 0 all checks passed, 1 an error or a lost category, 2 a usage error.",
+].join("\n");
 
 export interface LoadOptions {
   readonly creates: number;
@@ -45,14 +55,6 @@ export interface LoadOptions {
   readonly log?: (line: string) => void;
   /** Build dist/ before starting the local server (default true; the tests have built it). */
   readonly build?: boolean;
-}
-
-export interface Latency {
-  readonly count: number;
-  readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly max: number;
 }
 
 export interface LoadReport {
@@ -90,93 +92,16 @@ export interface LoadReport {
   readonly ok: boolean;
 }
 
-interface Category {
-  readonly id: number;
-  readonly name: string;
-  readonly description?: string;
-}
-
-interface Reply {
-  readonly status: number;
-  readonly body: string;
-}
-
-/** A minimal keep-alive JSON client; decodes gzip and br. */
-class Client {
-  readonly #url: URL;
-  readonly #apiKey: string;
-  readonly #agent: http.Agent;
-  readonly #request: typeof http.request;
-
-  constructor(baseUrl: string, apiKey: string, sockets: number) {
-    this.#url = new URL(baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`);
-    this.#apiKey = apiKey;
-    const secure = this.#url.protocol === "https:";
-    this.#agent = secure
-      ? new https.Agent({ keepAlive: true, maxSockets: sockets })
-      : new http.Agent({ keepAlive: true, maxSockets: sockets });
-    this.#request = secure ? https.request : http.request;
-  }
-
-  send(method: "GET" | "POST", body?: string): Promise<Reply> {
-    const target = new URL("categories", this.#url);
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.#apiKey}`,
-      "accept-encoding": "br, gzip",
-    };
-    if (body !== undefined) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = String(Buffer.byteLength(body));
-    }
-    return new Promise((resolveReply, reject) => {
-      const request = this.#request(
-        target,
-        { method, headers, agent: this.#agent, timeout: 60_000 },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on("data", (chunk: Buffer) => chunks.push(chunk));
-          response.on("error", reject);
-          response.on("end", () => {
-            const raw = Buffer.concat(chunks);
-            const encoding = response.headers["content-encoding"];
-            const decoded =
-              encoding === "br"
-                ? brotliDecompressSync(raw)
-                : encoding === "gzip"
-                  ? gunzipSync(raw)
-                  : raw;
-            resolveReply({ status: response.statusCode ?? 0, body: decoded.toString("utf8") });
-          });
-        },
-      );
-      request.on("timeout", () => request.destroy(new Error("no answer within 60 s")));
-      request.on("error", reject);
-      request.end(body);
-    });
-  }
-
-  close(): void {
-    this.#agent.destroy();
-  }
-}
-
-export function latencyOf(samples: readonly number[]): Latency {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number): number =>
-    round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0);
-  return { count: sorted.length, p50: at(50), p90: at(90), p99: at(99), max: at(100) };
-}
-
-function round(value: number, digits = 1): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}
-
 /** `scripts/start.ts --memory` in a child process, as `npm start` runs it after building. */
 async function startLocalServer(build: boolean): Promise<RunningServer> {
   if (build) await buildFunctions();
   // An inherited DYNAMODB_ENDPOINT would point the server at some other store.
   return spawnLocalServer({ env: { DYNAMODB_ENDPOINT: "" } });
+}
+
+function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
 }
 
 function parseList(body: string): Category[] {
@@ -190,19 +115,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const server = options.target ? undefined : await startLocalServer(options.build ?? true);
   const target = options.target ?? server;
   if (!target) throw new Error("no target");
-  const client = new Client(
-    target.baseUrl,
-    target.apiKey,
-    options.concurrency + options.listConcurrency,
-  );
+  const agent = agentFor(target.baseUrl, options.concurrency + options.listConcurrency);
+  const sent = { agent, timeoutMs: 60_000 };
+  const list = (): Promise<Answer> => getCategories(target.baseUrl, target.apiKey, sent);
   try {
     const runId = `load-${new Date().toISOString()}-${Math.random().toString(36).slice(2, 8)}`;
     const errors: Record<string, number> = {};
     const fail = (what: string): void => {
       errors[what] = (errors[what] ?? 0) + 1;
     };
-    const before = options.target ? await client.send("GET") : undefined;
-    const existing = before?.status === 200 ? parseList(before.body).length : 0;
+    const before = options.target ? await list() : undefined;
+    const existing = before?.status === 200 ? parseList(before.text).length : 0;
 
     const createMs: number[] = [];
     const listMs: number[] = [];
@@ -222,14 +145,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
         const name = `${runId} #${index}`;
         const started = performance.now();
         try {
-          const reply = await client.send("POST", JSON.stringify({ name }));
+          const reply = await createCategory(target.baseUrl, target.apiKey, { name }, {}, sent);
           createMs.push(performance.now() - started);
           if (reply.status !== 201) {
             fail(String(reply.status));
             failedNames.add(name);
             continue;
           }
-          const category = JSON.parse(reply.body) as Category;
+          const category = JSON.parse(reply.text) as Category;
           if (category.name !== name || !Number.isSafeInteger(category.id)) fail("bad 201 body");
           created.set(name, category);
           createdIds.set(category.id, (createdIds.get(category.id) ?? 0) + 1);
@@ -248,13 +171,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
         const seenBefore = [...created.values()];
         const started = performance.now();
         try {
-          const reply = await client.send("GET");
+          const reply = await list();
           listMs.push(performance.now() - started);
           if (reply.status !== 200) {
             fail(String(reply.status));
             continue;
           }
-          const listed = parseList(reply.body);
+          const listed = parseList(reply.text);
           const ids = listed.map((c) => c.id);
           if (
             new Set(ids).size !== ids.length ||
@@ -285,9 +208,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const durationMs = performance.now() - started;
 
     // The final list: every 201 exactly once, as answered, and (on a server of its own) nothing else.
-    const finalReply = await client.send("GET");
+    const finalReply = await list();
     if (finalReply.status !== 200) fail(`final list ${finalReply.status}`);
-    const finalList = finalReply.status === 200 ? parseList(finalReply.body) : [];
+    const finalList = finalReply.status === 200 ? parseList(finalReply.text) : [];
     const listedById = new Map<number, Category[]>();
     for (const c of finalList) listedById.set(c.id, [...(listedById.get(c.id) ?? []), c]);
     const lost = [...created.values()].filter((c) => {
@@ -362,7 +285,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     };
     return report;
   } finally {
-    client.close();
+    agent.destroy();
     await server?.stop();
   }
 }
@@ -390,47 +313,84 @@ export function formatReport(report: LoadReport): string {
   ].join("\n");
 }
 
+/**
+ * The remote target's key: PETSTORE_API_KEY, else the first line of stdin (prompted for on a
+ * terminal). Never a flag: npm echoes its arguments, and they show in `ps`.
+ */
+async function apiKeyFromEnvOrStdin(baseUrl: string): Promise<string> {
+  const fromEnv = process.env.PETSTORE_API_KEY?.trim();
+  if (fromEnv) return fromEnv;
+  if (process.stdin.isTTY) process.stderr.write(`API key for ${baseUrl}: `);
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  for await (const line of lines) {
+    lines.close();
+    return line.trim();
+  }
+  return "";
+}
+
 async function main(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
       options: {
+        help: { type: "boolean", short: "h", default: false },
         quick: { type: "boolean", default: false },
         creates: { type: "string" },
         concurrency: { type: "string", default: "50" },
         "list-concurrency": { type: "string", default: "2" },
         "list-pause-ms": { type: "string", default: "100" },
         "base-url": { type: "string" },
-        "api-key": { type: "string" },
       },
     }));
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = message.includes("--api-key")
+      ? "the API key is read from PETSTORE_API_KEY or stdin, never from a flag"
+      : message;
+    process.stderr.write(`${hint}\n${usage}\n`);
     return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${usage}\n${help}\n`);
+    return 0;
   }
   const creates = Number(values.creates ?? (values.quick ? 500 : 5000));
   const concurrency = Number(values.concurrency);
   const listConcurrency = Number(values["list-concurrency"]);
   const listPauseMs = Number(values["list-pause-ms"]);
   const baseUrl = values["base-url"];
-  const apiKey = values["api-key"];
   if (
     ![creates, concurrency].every((n) => Number.isSafeInteger(n) && n >= 1) ||
-    ![listConcurrency, listPauseMs].every((n) => Number.isSafeInteger(n) && n >= 0) ||
-    (baseUrl === undefined) !== (apiKey === undefined)
+    ![listConcurrency, listPauseMs].every((n) => Number.isSafeInteger(n) && n >= 0)
   ) {
-    process.stderr.write(`${usage}\n`);
+    process.stderr.write(
+      `counts must be whole numbers (creates and concurrency at least 1)\n${usage}\n`,
+    );
     return 2;
   }
-  const report = await runLoad({
-    creates,
-    concurrency,
-    listConcurrency,
-    listPauseMs,
-    target: baseUrl && apiKey ? { baseUrl, apiKey } : undefined,
-    log: (line) => process.stdout.write(`${line}\n`),
-  });
+  const apiKey = baseUrl === undefined ? "" : await apiKeyFromEnvOrStdin(baseUrl);
+  if (baseUrl !== undefined && apiKey === "") {
+    process.stderr.write(`--base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin\n`);
+    return 2;
+  }
+  let report: LoadReport;
+  try {
+    report = await runLoad({
+      creates,
+      concurrency,
+      listConcurrency,
+      listPauseMs,
+      target: baseUrl === undefined ? undefined : { baseUrl, apiKey },
+      log: (line) => process.stdout.write(`${line}\n`),
+    });
+  } catch (error) {
+    const where = baseUrl ?? "the local server";
+    const reason = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`load: ${where} could not be loaded (${reason}); is it running?\n`);
+    return 1;
+  }
   process.stdout.write(`${formatReport(report)}\n${JSON.stringify(report)}\n`);
   return report.ok ? 0 : 1;
 }

@@ -1,68 +1,43 @@
 /**
- * The limit: bare Lambda handlers doing exactly the store calls the service makes and nothing
- * else: no framework, no validation, no logging, no compression, no retries or timeouts. The
- * store client is the least that can talk to DynamoDB (aws4 signing over a keep-alive agent),
- * written here rather than imported from lib/, so the limit is a control that no change to the
- * service's code can move: the bench uses it to tell the machine's drift from a regression.
+ * The limit: bare Lambda handlers making exactly the service's store calls and nothing else (no
+ * framework, validation, logging, compression, retries or timeouts), over the least client that
+ * talks to DynamoDB: aws4 signing on a keep-alive agent. Written here, not imported from lib/, so
+ * no change to the service can move it. It only ever runs against the bench's store, over http.
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
-import https from "node:https";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import aws4 from "aws4";
 
 type Item = Record<string, { S?: string; N?: string } | undefined>;
 
-const table = process.env.TABLE_NAME ?? "";
-const region = process.env.AWS_REGION ?? "";
-const endpoint = new URL(
-  process.env.DYNAMODB_ENDPOINT ?? `https://dynamodb.${region}.amazonaws.com`,
-);
-const secure = endpoint.protocol === "https:";
-const agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+const { TABLE_NAME: table = "", AWS_REGION: region = "", DYNAMODB_ENDPOINT = "" } = process.env;
+const endpoint = new URL(DYNAMODB_ENDPOINT);
+const agent = new http.Agent({ keepAlive: true });
 const credentials = {
   accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? "",
   secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? "",
-  ...(process.env.AWS_SESSION_TOKEN && { sessionToken: process.env.AWS_SESSION_TOKEN }),
 };
 
 function call<Output>(operation: string, input: object): Promise<Output> {
   const body = JSON.stringify(input);
+  const target = `DynamoDB_20120810.${operation}`;
+  const headers = { "content-type": "application/x-amz-json-1.0", "x-amz-target": target };
   const signed = aws4.sign(
-    {
-      host: endpoint.host,
-      path: "/",
-      method: "POST",
-      service: "dynamodb",
-      region,
-      headers: {
-        "content-type": "application/x-amz-json-1.0",
-        "x-amz-target": `DynamoDB_20120810.${operation}`,
-      },
-      body,
-    },
+    { host: endpoint.host, path: "/", method: "POST", service: "dynamodb", region, headers, body },
     credentials,
   );
+  const options = { hostname: endpoint.hostname, port: endpoint.port, method: "POST", agent };
   return new Promise((resolve, reject) => {
-    const request = (secure ? https.request : http.request)(
-      {
-        hostname: endpoint.hostname,
-        port: endpoint.port,
-        path: "/",
-        method: "POST",
-        headers: signed.headers,
-        agent,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString();
-          if (response.statusCode === 200) resolve(JSON.parse(text) as Output);
-          else reject(new Error(`${operation}: HTTP ${String(response.statusCode)} ${text}`));
-        });
-      },
-    );
+    const request = http.request({ ...options, path: "/", headers: signed.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString();
+        if (response.statusCode === 200) resolve(JSON.parse(text) as Output);
+        else reject(new Error(`${operation}: HTTP ${String(response.statusCode)} ${text}`));
+      });
+    });
     request.on("error", reject);
     request.end(body);
   });

@@ -16,6 +16,7 @@ import {
 import middy from "@middy/core";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { Category } from "../../lib/repositories/categories.ts";
 
 const TableName = process.env.TABLE_NAME ?? "";
 const endpoint = process.env.DYNAMODB_ENDPOINT;
@@ -24,11 +25,6 @@ const json = { "content-type": "application/json" };
 const unauthorized = { statusCode: 401, headers: json, body: '{"message":"unauthorized"}' };
 
 type Result = APIGatewayProxyStructuredResultV2;
-interface Category {
-  id: number;
-  name: string;
-  description?: string;
-}
 
 async function authorized(event: APIGatewayProxyEventV2): Promise<boolean> {
   const token = event.headers.authorization?.replace(/^Bearer /i, "") ?? "";

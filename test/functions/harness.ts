@@ -4,13 +4,13 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
 import { createServiceDeps } from "../../lib/deps.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
+import { lambdaBodyText } from "../../scripts/lib/httpClient.ts";
 import type { ServiceHandler } from "../../lib/middleware.ts";
 import type { Category } from "../../lib/repositories/categories.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
@@ -151,10 +151,5 @@ export function expectNoSecrets(text: string): void {
 
 /** The body as text, undoing base64 and Content-Encoding. */
 export function bodyText(response: HttpResponse): string {
-  if (!response.isBase64Encoded) return response.body;
-  const bytes = Buffer.from(response.body, "base64");
-  const encoding = response.headers["content-encoding"];
-  if (encoding === "gzip") return gunzipSync(bytes).toString("utf8");
-  if (encoding === "br") return brotliDecompressSync(bytes).toString("utf8");
-  return bytes.toString("utf8");
+  return lambdaBodyText(response);
 }

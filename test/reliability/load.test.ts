@@ -4,7 +4,10 @@
  * every list holding every 201 that preceded it, one log line per request. `npm run load` runs the
  * same code from the command line and prints the figures (`--quick`: 500 creates).
  */
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { projectRoot } from "../../local/template.ts";
 import { formatReport, runLoad } from "../../scripts/load.ts";
 
 const creates = 5_000;
@@ -32,5 +35,46 @@ describe("under load (5,000 creates at concurrency 50, lists alongside): zero er
     expect(report.lists).toBeGreaterThan(0);
     expect(report.logLines).toMatchObject({ count: report.requests + 1, non2xx: 0 });
     expect(report.ok).toBe(true);
+  });
+});
+
+function load(args: string[], env: Record<string, string> = {}, input = "") {
+  const run = spawnSync(process.execPath, [resolve(projectRoot, "scripts/load.ts"), ...args], {
+    encoding: "utf8",
+    input,
+    env: { ...process.env, PETSTORE_API_KEY: "", ...env },
+  });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+describe("npm run load's command line: --help, and the API key never on argv", () => {
+  it("--help prints the usage and exits 0", () => {
+    const run = load(["--help"]);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^usage: npm run load -- /);
+    expect(run.out).toContain("PETSTORE_API_KEY");
+  });
+
+  it("--api-key is refused in one line that names PETSTORE_API_KEY, without echoing the key", () => {
+    const run = load(["--base-url", "http://127.0.0.1:9/v1", "--api-key", "petstore_secret"]);
+    expect(run.code).toBe(2);
+    expect(run.err.split("\n")[0]).toContain("PETSTORE_API_KEY");
+    expect(run.err).not.toContain("petstore_secret");
+  });
+
+  it("--base-url without a key in PETSTORE_API_KEY or on stdin is a usage error", () => {
+    const run = load(["--base-url", "http://127.0.0.1:9/v1"]);
+    expect(run.code).toBe(2);
+    expect(run.err.trim()).toBe(
+      "--base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin",
+    );
+  });
+
+  it("an unreachable target gets one line, not a stack trace", () => {
+    const run = load(["--base-url", "http://127.0.0.1:9/v1", "--quick"], {}, "petstore_k\n");
+    expect(run.code).toBe(1);
+    expect(run.err.trim().split("\n")).toHaveLength(1);
+    expect(run.err).toContain("could not be loaded");
+    expect(run.err).not.toContain("petstore_k");
   });
 });

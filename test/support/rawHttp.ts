@@ -5,7 +5,7 @@
  * against openapi.yaml like every answer the HTTP client sees.
  */
 import { connect } from "node:net";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { decodeBody } from "../../scripts/lib/httpClient.ts";
 import { assertMatchesOpenApi } from "./openapi.ts";
 
 export interface RawAnswer {
@@ -60,14 +60,7 @@ export async function sendRaw(baseUrl: string, request: RawRequest): Promise<Raw
   }
   const length = Number(headers["content-length"] ?? raw.length - split - 4);
   const bytes = raw.subarray(split + 4, split + 4 + length);
-  const encoding = headers["content-encoding"];
-  const decoded =
-    encoding === "gzip"
-      ? gunzipSync(bytes)
-      : encoding === "br"
-        ? brotliDecompressSync(bytes)
-        : bytes;
-  const text = decoded.toString("utf8");
+  const text = decodeBody(bytes, headers["content-encoding"]);
   assertMatchesOpenApi({ method: request.method, path: request.path, status, headers, body: text });
   return { status, headers, text };
 }

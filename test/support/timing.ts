@@ -13,6 +13,8 @@
  * The thresholds are generous (many standard errors under no difference), so the verdict does
  * not flip on a noisy run; the positive control in the tests shows they still see a leak.
  */
+import { percentile } from "../../scripts/lib/stats.ts";
+
 export interface PairedTiming {
   /** Nanoseconds per sample of the first kind. */
   readonly first: readonly number[];
@@ -76,11 +78,7 @@ export async function timePairs<T>(options: {
 }
 
 export function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = (sorted.length - 1) * q;
-  const below = sorted[Math.floor(position)] ?? 0;
-  const above = sorted[Math.ceil(position)] ?? below;
-  return below + (above - below) * (position - Math.floor(position));
+  return values.length === 0 ? 0 : percentile(values, q * 100);
 }
 
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
