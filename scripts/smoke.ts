@@ -1,230 +1,132 @@
 /**
- * `npm run smoke -- <baseUrl> <apiKey>`: a short end-to-end check that a running deployment (a
- * stage, or `npm start`) answers as docs/contract says. One PASS/FAIL line per check, then a
- * summary; exits 1 when any check fails, 2 on a usage error.
+ * `npm run smoke -- <baseUrl | --stage <stage>> [--write] [--timeout-ms 10000]`: a short
+ * end-to-end check that a running deployment (a stage, or `npm start`) answers as the contract
+ * says. One PASS/FAIL line per check, then a summary; exit 1 when a check fails, 2 on a usage
+ * error.
  *
- * It writes exactly one thing: a category named `smoke-test <ISO time>` (description says
- * where it came from). Nothing else is created; the key is never printed.
+ * The API key comes from PETSTORE_API_KEY or, failing that, the first line of standard input
+ * (`pass show petstore/staging | npm run smoke -- --stage staging`); never from the command line,
+ * where shell history and `ps` would keep it. Nothing prints it.
+ *
+ * Read-only by default: the list, 401, 404, 405, 400 and 501 checks create nothing. `--write`
+ * adds one create (a category named `smoke-test <ISO time>`) and looks for it in the list; ask
+ * for it only where that category may stay (the service has no delete).
  */
 import { parseArgs } from "node:util";
+import { runChecks, smokeCategoryPrefix } from "./smokeChecks.ts";
+import type { CheckResult } from "./smokeChecks.ts";
+import { stackOutput, stageConfig, stages } from "./stages.ts";
+import { capture } from "./process.ts";
 
-const usage = "usage: npm run smoke -- <baseUrl ending in /v1> <apiKey> [--timeout-ms 10000]";
-export const smokeCategoryPrefix = "smoke-test ";
+export { runChecks as runSmoke, smokeCategoryPrefix };
+export type { CheckResult };
 
-export interface CheckResult {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail: string;
+const usage =
+  `usage: npm run smoke -- <baseUrl ending in /v1 | --stage ${stages.join("|")}> ` +
+  `[--write] [--timeout-ms 10000]\n` +
+  `  the key: PETSTORE_API_KEY, or the first line of standard input (never an argument)`;
+
+class UsageError extends Error {}
+
+interface Invocation {
+  readonly target: string;
+  readonly stage: string | undefined;
+  readonly write: boolean;
+  readonly timeoutMs: number;
 }
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly json: unknown;
-}
-
-class CheckFailure extends Error {}
-
-function expect(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new CheckFailure(message);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** The contract's Error shape: exactly code, message, status (= HTTP status), JSON media type. */
-function expectError(answer: Answer, status: number, code: string): void {
-  expect(answer.status === status, `expected ${status} ${code}, got ${describe(answer)}`);
-  expect(
-    (answer.headers.get("content-type") ?? "").startsWith("application/json"),
-    `expected a JSON body, got Content-Type ${answer.headers.get("content-type") ?? "(none)"}`,
-  );
-  const body = answer.json;
-  expect(isRecord(body), `expected an Error object, got ${answer.text.slice(0, 200)}`);
-  const keys = Object.keys(body).sort().join(",");
-  expect(keys === "code,message,status", `expected fields code, message, status; got ${keys}`);
-  expect(body.code === code, `expected code ${code}, got ${String(body.code)}`);
-  expect(body.status === status, `body status ${String(body.status)} is not ${status}`);
-  expect(typeof body.message === "string" && body.message !== "", "message is empty");
-}
-
-function describe(answer: Answer): string {
-  const body = answer.text.length > 200 ? `${answer.text.slice(0, 200)}…` : answer.text;
-  return `${answer.status} ${body}`;
-}
-
-export async function runSmoke(
-  baseUrl: string,
-  apiKey: string,
-  options: { timeoutMs?: number; report?: (result: CheckResult) => void } = {},
-): Promise<CheckResult[]> {
-  const base = baseUrl.replace(/\/+$/, "");
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const auth = { authorization: `Bearer ${apiKey}` };
-  const results: CheckResult[] = [];
-
-  async function request(
-    method: string,
-    path: string,
-    init: { headers?: Record<string, string>; body?: string } = {},
-  ): Promise<Answer> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { accept: "application/json", ...init.headers },
-      ...(init.body !== undefined && { body: init.body }),
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
-  }
-
-  async function check(name: string, body: () => Promise<string>): Promise<void> {
-    let result: CheckResult;
-    try {
-      result = { name, ok: true, detail: await body() };
-    } catch (error) {
-      const detail =
-        error instanceof CheckFailure
-          ? error.message
-          : `request failed: ${error instanceof Error ? `${error.message}${causeOf(error)}` : String(error)}`;
-      result = { name, ok: false, detail };
-    }
-    results.push(result);
-    options.report?.(result);
-  }
-
-  let created: { id: number; name: string } | undefined;
-
-  await check("GET /categories answers 200 with a JSON array", async () => {
-    const answer = await request("GET", "/categories", { headers: auth });
-    expect(answer.status === 200, `expected 200, got ${describe(answer)}`);
-    expect(
-      (answer.headers.get("content-type") ?? "").startsWith("application/json"),
-      `expected JSON, got Content-Type ${answer.headers.get("content-type") ?? "(none)"}`,
-    );
-    expect(Array.isArray(answer.json), `expected an array, got ${answer.text.slice(0, 200)}`);
-    return `${answer.json.length} categories`;
-  });
-
-  await check("GET /categories without a key answers 401 with WWW-Authenticate", async () => {
-    const answer = await request("GET", "/categories");
-    expectError(answer, 401, "unauthorized");
-    const challenge = answer.headers.get("www-authenticate") ?? "";
-    expect(/^Bearer\b/i.test(challenge), `expected a Bearer challenge, got "${challenge}"`);
-    return challenge;
-  });
-
-  await check("POST /categories creates a category (201)", async () => {
-    const name = `${smokeCategoryPrefix}${new Date().toISOString()}`;
-    const answer = await request("POST", "/categories", {
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({
-        name,
-        description: "Created by npm run smoke (scripts/smoke.ts); safe to ignore.",
-      }),
-    });
-    expect(answer.status === 201, `expected 201, got ${describe(answer)}`);
-    const body = answer.json;
-    expect(isRecord(body), `expected a Category, got ${answer.text.slice(0, 200)}`);
-    expect(Number.isSafeInteger(body.id), `expected an integer id, got ${String(body.id)}`);
-    expect(body.name === name, `expected name "${name}", got ${JSON.stringify(body.name)}`);
-    created = { id: Number(body.id), name };
-    return `id ${created.id}, "${name}"`;
-  });
-
-  await check("GET /categories lists the new category", async () => {
-    expect(created !== undefined, "nothing to look for: the create check failed");
-    const { id, name } = created;
-    const answer = await request("GET", "/categories", { headers: auth });
-    expect(answer.status === 200, `expected 200, got ${describe(answer)}`);
-    const list: unknown = answer.json;
-    expect(Array.isArray(list), "expected an array");
-    const found: unknown = (list as unknown[]).find((item) => isRecord(item) && item.id === id);
-    expect(found !== undefined, `id ${id} is not in the list`);
-    expect(isRecord(found) && found.name === name, `id ${id} is listed with another name`);
-    return `id ${id} listed`;
-  });
-
-  await check("POST /categories with an invalid body answers 400 invalid_body", async () => {
-    const answer = await request("POST", "/categories", {
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ description: "no name" }),
-    });
-    expectError(answer, 400, "invalid_body");
-    return String((answer.json as Record<string, unknown>).message);
-  });
-
-  await check("an unknown route answers 404 not_found", async () => {
-    const answer = await request("GET", "/smoke-test-no-such-route", { headers: auth });
-    expectError(answer, 404, "not_found");
-    return "not_found";
-  });
-
-  await check("DELETE /categories answers 405 with Allow", async () => {
-    const answer = await request("DELETE", "/categories", { headers: auth });
-    expectError(answer, 405, "method_not_allowed");
-    const allow = (answer.headers.get("allow") ?? "")
-      .split(",")
-      .map((method) => method.trim())
-      .sort()
-      .join(", ");
-    expect(allow === "GET, POST", `expected Allow: GET, POST, got "${allow}"`);
-    return allow;
-  });
-
-  return results;
-}
-
-function causeOf(error: Error): string {
-  return error.cause instanceof Error ? ` (${error.cause.message})` : "";
-}
-
-async function main(argv: string[]): Promise<number> {
+function parseCommandLine(argv: string[]): Invocation | "help" {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { "timeout-ms": { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: {
+        stage: { type: "string" },
+        write: { type: "boolean", default: false },
+        "read-only": { type: "boolean", default: false },
+        "timeout-ms": { type: "string", default: "10000" },
+        help: { type: "boolean", short: "h", default: false },
+      },
     });
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
-    return 2;
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
-  if (values.help) {
+  if (values.help) return "help";
+  const [baseUrl, ...extra] = positionals;
+  if (extra.length > 0) {
+    throw new UsageError(
+      "too many arguments. The API key is never an argument: set PETSTORE_API_KEY or pass it " +
+        "on standard input.",
+    );
+  }
+  if ((baseUrl === undefined) === (values.stage === undefined)) {
+    throw new UsageError("give either a base address or --stage, not both");
+  }
+  if (values.write && values["read-only"]) throw new UsageError("--write or --read-only, not both");
+  if (values.stage !== undefined && !stages.includes(values.stage)) {
+    throw new UsageError(`unknown stage "${values.stage}"`);
+  }
+  if (baseUrl !== undefined && !(URL.canParse(baseUrl) && /^https?:/.test(baseUrl))) {
+    throw new UsageError(`not an http(s) address: ${baseUrl}`);
+  }
+  const timeoutMs = Number(values["timeout-ms"]);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    throw new UsageError("--timeout-ms takes a whole number of milliseconds");
+  }
+  return { target: baseUrl ?? "", stage: values.stage, write: values.write, timeoutMs };
+}
+
+/** PETSTORE_API_KEY, else the first line piped on standard input; never a terminal prompt. */
+async function readApiKey(): Promise<string | undefined> {
+  const fromEnv = process.env.PETSTORE_API_KEY?.trim();
+  if (fromEnv) return fromEnv;
+  if (process.stdin.isTTY) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const [firstLine = ""] = Buffer.concat(chunks).toString("utf8").split(/\r?\n/);
+  return firstLine.trim() || undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let invocation;
+  try {
+    invocation = parseCommandLine(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n${usage}`);
+    return 2;
+  }
+  if (invocation === "help") {
     console.log(usage);
     return 0;
   }
-  const [baseUrl, apiKey, ...extra] = positionals;
-  const timeoutMs = Number(values["timeout-ms"] ?? 10_000);
-  if (
-    baseUrl === undefined ||
-    apiKey === undefined ||
-    extra.length > 0 ||
-    !URL.canParse(baseUrl) ||
-    !/^https?:$/.test(new URL(baseUrl).protocol) ||
-    !Number.isInteger(timeoutMs) ||
-    timeoutMs <= 0
-  ) {
-    console.error(usage);
+  const apiKey = await readApiKey();
+  if (apiKey === undefined) {
+    console.error(
+      "no API key: set PETSTORE_API_KEY, or pipe the key on standard input " +
+        "(e.g. from your secret manager). It is never read from the command line.",
+    );
     return 2;
+  }
+  let baseUrl = invocation.target;
+  if (invocation.stage !== undefined) {
+    const config = stageConfig(invocation.stage);
+    const found = await stackOutput(config, "BaseUrl", capture);
+    if (!found.ok) {
+      console.error(found.message);
+      return 1;
+    }
+    baseUrl = found.value;
   }
   if (!/\/v1\/?$/.test(new URL(baseUrl).pathname)) {
     console.error(`note: ${baseUrl} does not end in /v1; the stack output BaseUrl does`);
   }
-  console.log(`smoke test of ${baseUrl}`);
-  const results = await runSmoke(baseUrl, apiKey, {
-    timeoutMs,
+  console.log(`smoke test of ${baseUrl} (${invocation.write ? "with one write" : "read-only"})`);
+  const results = await runChecks(baseUrl, apiKey, {
+    timeoutMs: invocation.timeoutMs,
+    write: invocation.write,
     report: ({ name, ok, detail }) => {
       console.log(`${ok ? "PASS" : "FAIL"}  ${name}${detail ? `: ${detail}` : ""}`);
     },

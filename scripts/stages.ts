@@ -4,6 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { parse } from "smol-toml";
+import type { TomlTable } from "smol-toml";
 import { projectRoot } from "../local/template.ts";
 
 export const stages: readonly string[] = ["staging", "production"];
@@ -46,73 +48,53 @@ export function stageRegion(stage: string): string {
   return stageConfig(stage).region;
 }
 
-/**
- * The subset of TOML that samconfig.toml uses: `[a.b.c]` tables and `key = value` lines with
- * basic strings ("..." with backslash escapes), integers, floats and booleans; `#` comments.
- * Anything else is an error rather than a guess.
- */
+/** samconfig.toml as `{"<stage>.deploy.parameters": {key: value}}`; "" holds top-level keys. */
 export function readSamconfig(
   path = samconfigPath,
 ): Record<string, Record<string, SamconfigValue>> {
   return parseSamconfig(readFileSync(path, "utf8"), path);
 }
 
+/**
+ * Parses with smol-toml (full TOML 1.0), then flattens the nested tables into dotted names, the
+ * way SAM CLI addresses them. Values other than strings, numbers and booleans are refused: SAM
+ * reads none here.
+ */
 export function parseSamconfig(
   source: string,
   name = "samconfig.toml",
 ): Record<string, Record<string, SamconfigValue>> {
+  let document: TomlTable;
+  try {
+    document = parse(source);
+  } catch (error) {
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
   const tables: Record<string, Record<string, SamconfigValue>> = {};
-  let current: Record<string, SamconfigValue> = {};
-  tables[""] = current;
-  source.split(/\r?\n/).forEach((raw, index) => {
-    const fail = (why: string): never => {
-      throw new Error(`${name}:${index + 1}: ${why}`);
-    };
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) return;
-    const table = /^\[([A-Za-z0-9_.-]+)\]\s*(?:#.*)?$/.exec(line);
-    if (table?.[1] !== undefined) {
-      if (tables[table[1]]) fail(`table [${table[1]}] appears twice`);
-      current = {};
-      tables[table[1]] = current;
-      return;
+  const visit = (table: TomlTable, path: string): void => {
+    const values: Record<string, SamconfigValue> = {};
+    for (const [key, value] of Object.entries(table)) {
+      const at = path === "" ? key : `${path}.${key}`;
+      if (isTable(value)) visit(value, at);
+      else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+        values[key] = value;
+      else
+        throw new Error(
+          `${name}: ${at} has an unsupported value (use a string, number or boolean)`,
+        );
     }
-    const pair = /^([A-Za-z0-9_-]+)\s*=\s*(.*)$/.exec(line);
-    if (pair?.[1] === undefined || pair[2] === undefined) return fail(`cannot read "${line}"`);
-    if (pair[1] in current) fail(`key ${pair[1]} appears twice`);
-    current[pair[1]] = parseValue(pair[2], fail);
-  });
+    if (path === "" || Object.keys(values).length > 0) tables[path] = values;
+  };
+  visit(document, "");
   return tables;
 }
 
-function parseValue(source: string, fail: (why: string) => never): SamconfigValue {
-  const text = source;
-  if (text.startsWith('"')) {
-    let value = "";
-    for (let i = 1; i < text.length; i++) {
-      const char = text[i];
-      if (char === '"') {
-        const rest = text.slice(i + 1).trim();
-        if (rest !== "" && !rest.startsWith("#")) fail(`unexpected text after a string: ${rest}`);
-        return value;
-      }
-      if (char === "\\") {
-        const next = text[++i];
-        const escapes: Record<string, string> = { '"': '"', "\\": "\\", n: "\n", t: "\t" };
-        const decoded = next === undefined ? undefined : escapes[next];
-        if (decoded === undefined) fail(`unsupported escape \\${next ?? ""}`);
-        value += decoded;
-      } else if (char !== undefined) {
-        value += char;
-      }
-    }
-    return fail("unterminated string");
-  }
-  const bare = (text.split("#", 1)[0] ?? "").trim();
-  if (bare === "true") return true;
-  if (bare === "false") return false;
-  if (/^[+-]?\d+(\.\d+)?$/.test(bare)) return Number(bare);
-  return fail(`unsupported value ${bare} (use a "string", a number, true or false)`);
+function isTable(value: unknown): value is TomlTable {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date)
+  );
 }
 
 /**
@@ -136,4 +118,36 @@ export function parseParameterOverrides(text: string): Record<string, string> {
     position = pair.lastIndex;
   }
   return parameters;
+}
+
+export type Found = { ok: true; value: string } | { ok: false; message: string };
+
+/** One output of a deployed stage's stack, read with the SAM CLI and the operator's credentials. */
+export async function stackOutput(
+  config: StageConfig,
+  key: string,
+  run: (command: string, args: readonly string[]) => Promise<{ code: number; stdout: string }>,
+): Promise<Found> {
+  const args = ["list", "stack-outputs", "--stack-name", config.stackName];
+  const { code, stdout } = await run("sam", [
+    ...args,
+    "--region",
+    config.region,
+    "--output",
+    "json",
+  ]);
+  const failed = `could not read the ${key} output of ${config.stackName} (sam ${args.join(" ")} --region ${config.region})`;
+  if (code !== 0)
+    return {
+      ok: false,
+      message: `${failed}: exit ${code}. Is it deployed, and are your AWS credentials for its account?`,
+    };
+  try {
+    const outputs = JSON.parse(stdout) as { OutputKey?: string; OutputValue?: string }[];
+    const value = outputs.find((output) => output.OutputKey === key)?.OutputValue;
+    if (value) return { ok: true, value };
+  } catch {
+    // reported below
+  }
+  return { ok: false, message: `${failed}: no ${key} in the answer.` };
 }

@@ -1,18 +1,20 @@
 /**
- * `npm run deploy`: refuses unknown stages, asks before production, names the SAM CLI when it
- * is missing, builds before it deploys, and hands `sam deploy` absolute paths to this
- * repository's samconfig.toml and template. Nothing here reaches AWS: the command runs with
- * --dry-run, with a PATH without `sam`, with a stand-in `sam` that only records its arguments,
- * or in-process with the build and the spawn replaced.
+ * `npm run deploy`: refuses unknown stages, a dirty tree for production and a missing smoke key;
+ * asks before production; names the SAM CLI when it is missing; builds before it deploys; hands
+ * `sam deploy` absolute paths and the commit/version tags; smoke-tests the stage afterwards
+ * (read-only in production) and says how to roll back when that fails. Nothing here reaches
+ * AWS: the command runs with --dry-run, with stand-in `git` and `sam` executables that only
+ * answer or record, or in-process with the build, the spawns and the smoke test replaced.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { projectRoot, templatePath } from "../../local/template.ts";
 import type { DeployIo } from "../../scripts/deploy.ts";
-import { deploy, samDeployArgs, shellQuote, which } from "../../scripts/deploy.ts";
+import { deploy, samDeployArgs } from "../../scripts/deploy.ts";
+import { shellQuote, which } from "../../scripts/process.ts";
 import { samconfigPath } from "../../scripts/stages.ts";
 
 const script = resolve(projectRoot, "scripts/deploy.ts");
@@ -20,13 +22,24 @@ const scratch = mkdtempSync(join(tmpdir(), "petstore-deploy-"));
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
+const sha = "0123456789abcdef0123456789abcdef01234567";
+const { version } = JSON.parse(readFileSync(resolve(projectRoot, "package.json"), "utf8")) as {
+  version: string;
+};
+const key = "petstore_deploy-test-key-0123456789abcdefghijklmnopq";
 
-/** A directory holding a stand-in `sam` that records its arguments and does nothing else. */
-function fakeSamDir(): { dir: string; log: string } {
+/** A PATH directory with a stand-in `git` (a clean tree at `sha`) and optionally `sam`. */
+function binDir(options: { sam?: boolean; dirty?: boolean } = {}): { dir: string; log: string } {
   const dir = mkdtempSync(join(scratch, "bin-"));
   const log = join(dir, "sam-args.txt");
-  writeFileSync(join(dir, "sam"), `#!/bin/sh\nprintf '%s\\n' "$@" > '${log}'\nexit 0\n`);
-  chmodSync(join(dir, "sam"), 0o755);
+  const status = options.dirty ? "printf ' M lib/x.ts\\n'" : "true";
+  const git = `#!/bin/sh\ncase "$1" in rev-parse) echo ${sha};; status) ${status};; esac\n`;
+  writeFileSync(join(dir, "git"), git);
+  chmodSync(join(dir, "git"), 0o755);
+  if (options.sam) {
+    writeFileSync(join(dir, "sam"), `#!/bin/sh\nprintf '%s\\n' "$@" > '${log}'\nexit 0\n`);
+    chmodSync(join(dir, "sam"), 0o755);
+  }
   return { dir, log };
 }
 
@@ -36,20 +49,21 @@ function runDeploy(args: string[], path: string): { code: number; out: string; e
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"],
     timeout: 30_000,
-    env: { ...process.env, PATH: path },
+    env: { ...process.env, PATH: path, PETSTORE_API_KEY: "" },
   });
   return { code: child.status ?? -1, out: child.stdout, err: child.stderr };
 }
 
-describe("npm run deploy (as a command)", () => {
-  it("--dry-run prints the exact sam command and runs nothing", () => {
-    const { code, out } = runDeploy(["staging", "--dry-run"], "");
+describe.skipIf(process.platform === "win32")("npm run deploy (as a command)", () => {
+  it("--dry-run prints the exact sam command, with the commit and version tags", () => {
+    const { code, out } = runDeploy(["staging", "--dry-run", "--no-smoke"], binDir().dir);
     expect(code).toBe(0);
     const command = [
       "sam deploy",
       `--config-file ${samconfigPath}`,
       "--config-env staging",
       `--template-file ${templatePath}`,
+      `--tags 'project="petstore" stage="staging" commit="${sha}" version="${version}"'`,
     ].join(" ");
     expect(out).toContain(`would run: ${command}\n`);
     expect(out).toContain("would run: npm run build");
@@ -57,53 +71,82 @@ describe("npm run deploy (as a command)", () => {
   });
 
   it("--dry-run for production says it would ask, and --yes skips SAM's change set prompt", () => {
-    const asking = runDeploy(["production", "--dry-run"], "");
+    const bin = binDir().dir;
+    const asking = runDeploy(["production", "--dry-run", "--no-smoke"], bin);
     expect(asking.code).toBe(0);
     expect(asking.out).toContain("would ask for confirmation");
     expect(asking.out).not.toContain("--no-confirm-changeset");
-    const yes = runDeploy(["production", "--dry-run", "--yes"], "");
+    const yes = runDeploy(["production", "--dry-run", "--yes", "--no-smoke"], bin);
     expect(yes.out).not.toContain("would ask");
     expect(yes.out).toMatch(/--config-env production .*--no-confirm-changeset\n/);
   });
 
   it.each([["dev"], ["Staging"], ["prod"], [""]])("refuses the unknown stage %j", (stage) => {
-    const { code, err } = runDeploy([stage, "--dry-run"], "");
+    const { code, err } = runDeploy([stage, "--dry-run"], binDir().dir);
     expect(code).toBe(2);
     expect(err).toMatch(/unknown stage|usage/);
   });
 
   it("refuses no stage, two stages and unknown options", () => {
-    expect(runDeploy([], "").code).toBe(2);
-    expect(runDeploy(["staging", "production"], "").code).toBe(2);
-    expect(runDeploy(["staging", "--force"], "").code).toBe(2);
+    const bin = binDir().dir;
+    expect(runDeploy([], bin).code).toBe(2);
+    expect(runDeploy(["staging", "production"], bin).code).toBe(2);
+    expect(runDeploy(["staging", "--force"], bin).code).toBe(2);
+  });
+
+  it("refuses production from a dirty work tree, before anything runs", () => {
+    const { dir, log } = binDir({ sam: true, dirty: true });
+    const { code, err } = runDeploy(["production", "--yes", "--no-smoke"], dir);
+    expect(code).toBe(2);
+    expect(err).toContain("uncommitted changes");
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it("refuses to deploy without the smoke test's key, unless --no-smoke", () => {
+    const { dir, log } = binDir({ sam: true });
+    const { code, err } = runDeploy(["staging"], dir);
+    expect(code).toBe(2);
+    expect(err).toContain("PETSTORE_API_KEY");
+    expect(err).toContain("--no-smoke");
+    expect(existsSync(log)).toBe(false);
   });
 
   it("names the missing prerequisite when sam is not on PATH", () => {
-    const { code, err } = runDeploy(["staging"], join(scratch, "empty-bin"));
+    const { code, err } = runDeploy(["staging", "--no-smoke"], binDir().dir);
     expect(code).toBe(1);
     expect(err).toContain("AWS SAM CLI");
     expect(err).toContain("install-sam-cli");
   });
 
-  it.skipIf(process.platform === "win32")(
-    "refuses production without a terminal unless --yes, before building or calling sam",
-    () => {
-      const { dir, log } = fakeSamDir();
-      const { code, err } = runDeploy(["production"], dir);
-      expect(code).toBe(2);
-      expect(err).toContain("refusing to deploy production without confirmation");
-      expect(existsSync(log)).toBe(false);
-    },
-  );
+  it("says so in one line when it cannot tell the commit (no git)", () => {
+    const { code, err } = runDeploy(["staging", "--no-smoke"], join(scratch, "no-bin"));
+    expect(code).toBe(1);
+    expect(err.trim().split("\n")).toHaveLength(1);
+    expect(err).toContain("git");
+  });
+
+  it("refuses production without a terminal unless --yes, before building or calling sam", () => {
+    const { dir, log } = binDir({ sam: true });
+    const { code, err } = runDeploy(["production", "--no-smoke"], dir);
+    expect(code).toBe(2);
+    expect(err).toContain("refusing to deploy production without confirmation");
+    expect(existsSync(log)).toBe(false);
+  });
 });
 
-describe("deploy() (in-process, build and spawn replaced)", () => {
-  function io(overrides: Partial<DeployIo> = {}): DeployIo & { log: string[]; runs: string[][] } {
+describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
+  type Fake = DeployIo & { log: string[]; runs: string[][]; smokes: [string, boolean][] };
+  function io(overrides: Partial<DeployIo> = {}, dirty = false): Fake {
     const log: string[] = [];
     const runs: string[][] = [];
+    const smokes: [string, boolean][] = [];
+    const outputs = JSON.stringify([
+      { OutputKey: "BaseUrl", OutputValue: "https://api.example/v1" },
+    ]);
     return {
       log,
       runs,
+      smokes,
       build: () => {
         log.push("build");
         return Promise.resolve();
@@ -113,6 +156,20 @@ describe("deploy() (in-process, build and spawn replaced)", () => {
         runs.push([command, ...args]);
         return Promise.resolve(0);
       },
+      capture: (command, args) => {
+        const answer = (stdout: string) => Promise.resolve({ code: 0, stdout, stderr: "" });
+        if (command === "git")
+          return answer(args[0] === "rev-parse" ? `${sha}\n` : dirty ? " M x\n" : "");
+        if (command === "sam" && args[0] === "list") return answer(outputs);
+        return Promise.resolve({ code: 127, stdout: "", stderr: "" });
+      },
+      smoke: (baseUrl, apiKey, write) => {
+        log.push("smoke");
+        expect(apiKey).toBe(key);
+        smokes.push([baseUrl, write]);
+        return Promise.resolve(true);
+      },
+      env: { PETSTORE_API_KEY: key },
       which: (name) => (name === "sam" ? "/opt/sam/bin/sam" : undefined),
       confirm: () => Promise.resolve(false),
       interactive: false,
@@ -121,19 +178,58 @@ describe("deploy() (in-process, build and spawn replaced)", () => {
       ...overrides,
     };
   }
+  const tags = (stage: string): string =>
+    `project="petstore" stage="${stage}" commit="${sha}" version="${version}"`;
 
-  it("staging: builds, then runs sam deploy, then says how to read BaseUrl", async () => {
+  it("staging: builds, deploys with the tags, then smoke-tests BaseUrl with one write", async () => {
     const fake = io();
     expect(await deploy(["staging"], fake)).toBe(0);
-    expect(fake.log.filter((line) => line === "build" || line === "run")).toEqual(["build", "run"]);
-    expect(fake.runs).toEqual([["/opt/sam/bin/sam", ...samDeployArgs("staging", { yes: false })]]);
+    expect(fake.log.filter((line) => ["build", "run", "smoke"].includes(line))).toEqual([
+      "build",
+      "run",
+      "smoke",
+    ]);
+    expect(fake.runs).toEqual([
+      ["/opt/sam/bin/sam", ...samDeployArgs("staging", { yes: false, tags: tags("staging") })],
+    ]);
+    expect(fake.smokes).toEqual([["https://api.example/v1", true]]);
+    expect(fake.log.join("\n")).not.toContain(key);
+  });
+
+  it("production: the smoke test is read-only", async () => {
+    const fake = io();
+    expect(await deploy(["production", "--yes"], fake)).toBe(0);
+    expect(fake.smokes).toEqual([["https://api.example/v1", false]]);
+  });
+
+  it("a failed smoke test fails the deploy and says how to roll back", async () => {
+    const fake = io({ smoke: () => Promise.resolve(false) });
+    expect(await deploy(["production", "--yes"], fake)).toBe(1);
     const said = fake.log.join("\n");
+    expect(said).toContain("smoke test failed");
     expect(said).toContain(
-      "sam list stack-outputs --stack-name petstore-staging --region eu-west-1",
+      "aws lambda update-alias --region eu-west-1 --function-name petstore-production-listCategories --name live",
     );
-    expect(said).toContain("aws cloudformation describe-stacks --stack-name petstore-staging");
-    expect(said).toContain("OutputKey=='BaseUrl'");
-    expect(said).toContain("npm run smoke -- <BaseUrl> <apiKey>");
+    expect(said).toContain(
+      "git checkout <previous tag or commit> && npm ci && npm run deploy -- production",
+    );
+  });
+
+  it("--no-build deploys the dist/ that is there; --no-smoke skips the smoke test", async () => {
+    const fake = io();
+    expect(await deploy(["staging", "--no-build", "--no-smoke"], fake)).toBe(0);
+    expect(fake.log).not.toContain("build");
+    expect(fake.log).not.toContain("smoke");
+    expect(fake.runs).toHaveLength(1);
+  });
+
+  it("tags a staging deploy from a dirty tree as such; production refuses one", async () => {
+    const staging = io({}, true);
+    expect(await deploy(["staging"], staging)).toBe(0);
+    expect(staging.runs[0]).toContain(tags("staging").replace(sha, `${sha}-dirty`));
+    const production = io({}, true);
+    expect(await deploy(["production", "--yes"], production)).toBe(2);
+    expect(production.runs).toEqual([]);
   });
 
   it("production on a terminal: asks, and deploys only on yes", async () => {
@@ -156,39 +252,27 @@ describe("deploy() (in-process, build and spawn replaced)", () => {
     expect(accepted.runs[0]).not.toContain("--no-confirm-changeset");
   });
 
-  it("production with --yes: no question, no change set prompt", async () => {
+  it("production with --yes: no question, no change set prompt; staging never asks", async () => {
     let asked = false;
-    const fake = io({
-      confirm: () => {
-        asked = true;
-        return Promise.resolve(true);
-      },
-    });
+    const confirm = (): Promise<boolean> => {
+      asked = true;
+      return Promise.resolve(true);
+    };
+    const fake = io({ confirm });
     expect(await deploy(["production", "--yes"], fake)).toBe(0);
-    expect(asked).toBe(false);
     expect(fake.runs[0]?.slice(-1)).toEqual(["--no-confirm-changeset"]);
-  });
-
-  it("staging never asks", async () => {
-    let asked = false;
-    const fake = io({
-      confirm: () => {
-        asked = true;
-        return Promise.resolve(false);
-      },
-    });
-    expect(await deploy(["staging"], fake)).toBe(0);
+    expect(await deploy(["staging"], io({ confirm }))).toBe(0);
     expect(asked).toBe(false);
   });
 
-  it("passes sam's failure on and prints no BaseUrl instructions", async () => {
+  it("passes sam's failure on, and runs no smoke test", async () => {
     const fake = io({ run: () => Promise.resolve(3) });
     expect(await deploy(["staging"], fake)).toBe(3);
-    expect(fake.log.join("\n")).not.toContain("list stack-outputs");
+    expect(fake.log).not.toContain("smoke");
     expect(fake.log.join("\n")).toContain("sam deploy failed");
   });
 
-  it("does not build or deploy when the build fails", async () => {
+  it("does not deploy when the build fails", async () => {
     const fake = io({ build: () => Promise.reject(new Error("esbuild failed")) });
     await expect(deploy(["staging"], fake)).rejects.toThrow("esbuild failed");
     expect(fake.runs).toEqual([]);
@@ -214,7 +298,7 @@ describe("deploy helpers", () => {
   });
 
   it.skipIf(process.platform === "win32")("finds executables on PATH like command -v", () => {
-    const { dir } = fakeSamDir();
+    const { dir } = binDir({ sam: true });
     expect(which("sam", { PATH: `${join(scratch, "nowhere")}:${dir}` })).toBe(join(dir, "sam"));
     expect(which("sam", { PATH: join(scratch, "nowhere") })).toBeUndefined();
     writeFileSync(join(dir, "not-executable"), "");

@@ -28,7 +28,9 @@ import type { RecordingProxy } from "../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../support/recordingDynamoProxy.ts";
 
 const template = raw(loadTemplate());
-const functions = functionsOf();
+// The functions behind routes. The pre-traffic hook's table calls are cross-checked against its
+// role in test/infra/deployHook.test.ts, which runs it.
+const functions = functionsOf().filter((spec) => spec.routeKeys.length > 0);
 const routes = routesOf(functions);
 const partitionKey =
   (tableOf().KeySchema as { AttributeName: string; KeyType: string }[]).find(

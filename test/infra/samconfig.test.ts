@@ -102,14 +102,18 @@ describe("samconfig.toml", () => {
 });
 
 describe("the samconfig reader", () => {
-  it("reads strings with escapes, numbers and booleans, and refuses what it cannot read", () => {
-    expect(parseSamconfig('version = 0.1\n[a.b]\nx = "q\\"w" # note\ny = true\nz = 3\n')).toEqual({
+  it("reads TOML (smol-toml) into dotted tables, and refuses values SAM does not take", () => {
+    expect(
+      parseSamconfig(
+        'version = 0.1\n[a.b]\nx = "q\\"w" # note\ny = true\nz = 3\nm = """\\\n  one \\\n  two"""\n',
+      ),
+    ).toEqual({
       "": { version: 0.1 },
-      "a.b": { x: 'q"w', y: true, z: 3 },
+      "a.b": { x: 'q"w', y: true, z: 3, m: "one two" },
     });
-    expect(() => parseSamconfig("[a]\nx = [1, 2]\n")).toThrow(/unsupported value/);
-    expect(() => parseSamconfig('[a]\nx = "open\n')).toThrow(/unterminated/);
-    expect(() => parseSamconfig('[a]\nx = "1"\nx = "2"\n')).toThrow(/twice/);
+    expect(() => parseSamconfig("[a]\nx = [1, 2]\n")).toThrow(/a\.x has an unsupported value/);
+    expect(() => parseSamconfig('[a]\nx = "open\n')).toThrow(/samconfig\.toml: /);
+    expect(() => parseSamconfig('[a]\nx = "1"\nx = "2"\n')).toThrow(/samconfig\.toml: /);
   });
 
   it("splits parameter_overrides as SAM does", () => {

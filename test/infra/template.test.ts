@@ -55,10 +55,33 @@ describe(`AWS SAM schema (${samSchemaPath})`, () => {
   });
 });
 
+/**
+ * Names the SAM transform creates and CloudFormation then resolves: `<Function>.Version` (the
+ * version AutoPublishAlias publishes), and for each function CodeDeploy shifts, its deployment
+ * group and the one CodeDeploy application.
+ */
+function samGeneratedNames(): Set<string> {
+  const names = new Set<string>();
+  for (const [id] of functions) {
+    if (prop(id, "AutoPublishAlias") === undefined) continue;
+    names.add(`${id}.Version`);
+    const preference = prop(id, "DeploymentPreference");
+    const own = template.Resources[id]?.Properties?.DeploymentPreference;
+    if (isObject(preference) && !(isObject(own) && own.Enabled === false)) {
+      names.add(`${id}DeploymentGroup`);
+      names.add("ServerlessDeploymentApplication");
+    }
+  }
+  return names;
+}
+
 describe("references", () => {
   const parameters = new Set(Object.keys(template.Parameters));
   const conditions = new Set(Object.keys(template.Conditions));
+  const generated = samGeneratedNames();
+  const rules = (loadTemplate() as unknown as { Rules?: Json }).Rules;
   const all = [
+    ...referencesIn(rules, "Rules"),
     ...referencesIn(template.Conditions, "Conditions"),
     ...referencesIn(template.Globals, "Globals"),
     ...referencesIn(template.Resources, "Resources"),
@@ -75,7 +98,8 @@ describe("references", () => {
         return !(
           parameters.has(ref.name) ||
           ref.name in template.Resources ||
-          pseudoParameters.has(ref.name)
+          pseudoParameters.has(ref.name) ||
+          generated.has(ref.name)
         );
       })
       .map(
@@ -93,6 +117,9 @@ describe("references", () => {
 
   it("every parameter and condition is used", () => {
     const used = new Set(all.map((ref) => ref.name));
+    for (const [, resource] of resources) {
+      if (typeof resource.Condition === "string") used.add(resource.Condition);
+    }
     expect([...parameters, ...conditions].filter((name) => !used.has(name))).toEqual([]);
   });
 
@@ -103,9 +130,12 @@ describe("references", () => {
       "AWS::IAM::Role": ["Arn", "RoleId"],
       "AWS::Serverless::Function": ["Arn"],
       "AWS::Serverless::HttpApi": ["ApiEndpoint"],
+      "AWS::CloudWatch::Alarm": ["Arn"],
+      "AWS::SNS::Topic": ["TopicArn", "TopicName"],
     };
     const wrong = all
       .filter((ref) => ref.kind === "GetAtt" || (ref.kind === "Sub" && ref.attribute))
+      .filter((ref) => !generated.has(`${ref.name}.${ref.attribute ?? ""}`))
       .filter((ref) => {
         const type = template.Resources[ref.name]?.Type ?? "";
         return !(known[type] ?? []).includes(ref.attribute ?? "");
@@ -199,12 +229,21 @@ describe("API", () => {
   });
 });
 
+/** The functions behind the API's routes (the pre-traffic hook has none). */
+const apiFunctions = functions.filter(([id]) =>
+  functionsOf().some((spec) => spec.logicalId === id && spec.routeKeys.length > 0),
+);
+
 describe("functions", () => {
-  it("are the three the routes need", () => {
-    expect(functionsOf().map((spec) => spec.name)).toEqual([
+  it("are the three the routes need, and CodeDeploy's pre-traffic hook", () => {
+    const specs = functionsOf();
+    expect(specs.filter((spec) => spec.routeKeys.length > 0).map((spec) => spec.name)).toEqual([
       "listCategories",
       "createCategory",
       "routeFallback",
+    ]);
+    expect(specs.filter((spec) => spec.routeKeys.length === 0).map((spec) => spec.name)).toEqual([
+      "preTrafficHook",
     ]);
   });
 
@@ -218,7 +257,7 @@ describe("functions", () => {
     expect(prop(id, "InlineCode")).toBeUndefined();
   });
 
-  it.each(functions)("%s: explicit timeout under API Gateway's 30 s", (id) => {
+  it.each(apiFunctions)("%s: explicit timeout under API Gateway's 30 s", (id) => {
     const timeout = prop(id, "Timeout");
     expect(typeof timeout).toBe("number");
     expect(Number(timeout)).toBeGreaterThanOrEqual(3);
@@ -338,17 +377,19 @@ describe("IAM", () => {
     }
   });
 
-  it("lets only Lambda assume the function roles, and only with sts:AssumeRole", () => {
+  it("lets Lambda assume the functions' roles and CodeDeploy its own, only by sts:AssumeRole", () => {
+    const functionRoles = new Set(functions.map(([id]) => getAttArnOf(prop(id, "Role"))));
+    const preference = globals.DeploymentPreference;
+    const codeDeployRole = isObject(preference) ? getAttArnOf(preference.Role) : undefined;
     for (const [id, role] of ofType("AWS::IAM::Role")) {
+      const service = functionRoles.has(id)
+        ? "lambda.amazonaws.com"
+        : id === codeDeployRole
+          ? "codedeploy.amazonaws.com"
+          : "(a role nothing uses)";
       expect(role.Properties?.AssumeRolePolicyDocument, id).toEqual({
         Version: "2012-10-17",
-        Statement: [
-          {
-            Effect: "Allow",
-            Principal: { Service: "lambda.amazonaws.com" },
-            Action: "sts:AssumeRole",
-          },
-        ],
+        Statement: [{ Effect: "Allow", Principal: { Service: service }, Action: "sts:AssumeRole" }],
       });
     }
   });
@@ -374,11 +415,19 @@ describe("IAM", () => {
     }
   });
 
-  it("grants only logs and DynamoDB actions, and DynamoDB only on partitions", () => {
-    for (const { at, statement } of statements) {
+  /** The API functions' roles: logs and the table. The hook and CodeDeploy: see deploys.test.ts. */
+  const actionsOf: Record<string, RegExp> = {
+    PreTrafficHookRole:
+      /^((logs|dynamodb):[A-Za-z]+|lambda:InvokeFunction|codedeploy:PutLifecycleEventHookExecutionStatus)$/,
+    CodeDeployRole:
+      /^(lambda:(GetAlias|UpdateAlias|GetProvisionedConcurrencyConfig|InvokeFunction)|cloudwatch:DescribeAlarms)$/,
+  };
+
+  it("grants only logs and DynamoDB actions (and each deploy role its few), DynamoDB only on partitions", () => {
+    for (const { at, owner, statement } of statements) {
       expect(statement.Effect, at).toBe("Allow");
       for (const action of asArray(statement.Action).map(String)) {
-        expect(action, at).toMatch(/^(logs|dynamodb):[A-Za-z]+$/);
+        expect(action, at).toMatch(actionsOf[owner] ?? /^(logs|dynamodb):[A-Za-z]+$/);
         if (action.startsWith("dynamodb:")) {
           const condition = isObject(statement.Condition) ? statement.Condition : {};
           // ForAllValues: every leading key of the request must be listed.

@@ -1,0 +1,61 @@
+/**
+ * Lambda entry of the CodeDeploy pre-traffic hook (lib/deployHook.ts does the work). The parts
+ * are built on the first invocation, not at load: the local server loads every bundle the
+ * template names, and this one needs settings only a deployment gives it.
+ */
+import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
+import { AwsCalls } from "../../lib/awsCall.ts";
+import { DynamoDb, environmentCredentials } from "../../lib/dynamodb.ts";
+import type { HookDeps, HookEvent } from "../../lib/deployHook.ts";
+import { preTrafficHook } from "../../lib/deployHook.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function required(env: Env, name: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new Error(`${name} must be set (infra/template.yaml sets it)`);
+  return value;
+}
+
+export function hookDeps(env: Env = process.env): HookDeps {
+  const region = env.AWS_REGION ?? required(env, "AWS_DEFAULT_REGION");
+  const credentials = environmentCredentials(env);
+  const table = required(env, "TABLE_NAME");
+  const db = new DynamoDb({ region, endpoint: env.DYNAMODB_ENDPOINT || undefined, credentials });
+  const keys = new ApiKeyStore(db, table);
+  const aws = new AwsCalls({
+    region,
+    credentials,
+    lambdaEndpoint: env.LAMBDA_ENDPOINT || undefined,
+    codeDeployEndpoint: env.CODEDEPLOY_ENDPOINT || undefined,
+  });
+  const deadline = (): number => Date.now() + 10_000;
+  return {
+    versions: {
+      listCategories: required(env, "LIST_CATEGORIES_VERSION"),
+      createCategory: required(env, "CREATE_CATEGORY_VERSION"),
+      routeFallback: required(env, "ROUTE_FALLBACK_VERSION"),
+    },
+    invoke: (arn, event) => aws.invoke(arn, event),
+    issueKey: async (label, expiresAt) => {
+      const { apiKey, record } = await keys.issue(label, expiresAt, deadline());
+      return { apiKey, keyId: record.keyId };
+    },
+    revokeKey: async (keyId) => {
+      await keys.revoke(keyId, deadline());
+    },
+    report: (event, status) =>
+      aws.reportHookStatus(event.DeploymentId, event.LifecycleEventHookExecutionId, status),
+    log: (line) => {
+      process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
+    },
+    now: Date.now,
+  };
+}
+
+let deps: HookDeps | undefined;
+
+export const handler = (event: HookEvent): Promise<{ status: "Succeeded" | "Failed" }> => {
+  deps ??= hookDeps();
+  return preTrafficHook(event, deps);
+};

@@ -1,0 +1,210 @@
+/**
+ * The smoke test's checks (scripts/smoke.ts is the command): each request, what the contract
+ * says the answer must be, and one PASS/FAIL result per check. Read-only unless `write` is set.
+ */
+import { send } from "./lib/httpClient.ts";
+
+export const smokeCategoryPrefix = "smoke-test ";
+
+export interface CheckResult {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly text: string;
+  readonly json: unknown;
+}
+
+class CheckFailure extends Error {}
+
+function expect(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new CheckFailure(message);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The contract's Error shape: exactly code, message, status (= HTTP status), JSON media type. */
+function expectError(answer: Answer, status: number, code: string): void {
+  expect(answer.status === status, `expected ${status} ${code}, got ${describe(answer)}`);
+  expect(
+    (answer.headers["content-type"] ?? "").startsWith("application/json"),
+    `expected a JSON body, got Content-Type ${answer.headers["content-type"] ?? "(none)"}`,
+  );
+  const body = answer.json;
+  expect(isRecord(body), `expected an Error object, got ${answer.text.slice(0, 200)}`);
+  const keys = Object.keys(body).sort().join(",");
+  expect(keys === "code,message,status", `expected fields code, message, status; got ${keys}`);
+  expect(body.code === code, `expected code ${code}, got ${String(body.code)}`);
+  expect(body.status === status, `body status ${String(body.status)} is not ${status}`);
+  expect(typeof body.message === "string" && body.message !== "", "message is empty");
+}
+
+function describe(answer: Answer): string {
+  const body = answer.text.length > 200 ? `${answer.text.slice(0, 200)}…` : answer.text;
+  return `${answer.status} ${body}`;
+}
+
+export interface SmokeOptions {
+  readonly timeoutMs?: number;
+  /** Also create one category (named smokeCategoryPrefix + time) and find it in the list. */
+  readonly write?: boolean;
+  readonly report?: (result: CheckResult) => void;
+}
+
+export async function runChecks(
+  baseUrl: string,
+  apiKey: string,
+  options: SmokeOptions = {},
+): Promise<CheckResult[]> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const results: CheckResult[] = [];
+
+  async function request(
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: string } = {},
+  ): Promise<Answer> {
+    const answer = await send(
+      baseUrl,
+      {
+        method,
+        path: `/v1${path}`,
+        headers: { accept: "application/json", ...init.headers },
+        ...(init.body !== undefined && { body: init.body }),
+      },
+      { timeoutMs },
+    );
+    let json: unknown;
+    try {
+      json = answer.json();
+    } catch {
+      json = undefined;
+    }
+    return { status: answer.status, headers: answer.headers, text: answer.text, json };
+  }
+
+  async function check(name: string, body: () => Promise<string>): Promise<void> {
+    let result: CheckResult;
+    try {
+      result = { name, ok: true, detail: await body() };
+    } catch (error) {
+      const detail =
+        error instanceof CheckFailure
+          ? error.message
+          : `request failed: ${error instanceof Error ? `${error.message}${causeOf(error)}` : String(error)}`;
+      result = { name, ok: false, detail };
+    }
+    results.push(result);
+    options.report?.(result);
+  }
+
+  await check("GET /categories answers 200 with a JSON array", async () => {
+    const answer = await request("GET", "/categories", { headers: auth });
+    expect(answer.status === 200, `expected 200, got ${describe(answer)}`);
+    expect(
+      (answer.headers["content-type"] ?? "").startsWith("application/json"),
+      `expected JSON, got Content-Type ${answer.headers["content-type"] ?? "(none)"}`,
+    );
+    expect(Array.isArray(answer.json), `expected an array, got ${answer.text.slice(0, 200)}`);
+    return `${answer.json.length} categories`;
+  });
+
+  await check("GET /categories without a key answers 401 with WWW-Authenticate", async () => {
+    const answer = await request("GET", "/categories");
+    expectError(answer, 401, "unauthorized");
+    const challenge = answer.headers["www-authenticate"] ?? "";
+    expect(/^Bearer\b/i.test(challenge), `expected a Bearer challenge, got "${challenge}"`);
+    return challenge;
+  });
+
+  await check("POST /categories with an invalid body answers 400 invalid_body", async () => {
+    const answer = await request("POST", "/categories", {
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ description: "no name" }),
+    });
+    expectError(answer, 400, "invalid_body");
+    return String((answer.json as Record<string, unknown>).message);
+  });
+
+  await check("an unknown route answers 404 not_found", async () => {
+    const answer = await request("GET", "/smoke-test-no-such-route", { headers: auth });
+    expectError(answer, 404, "not_found");
+    return "not_found";
+  });
+
+  await check("DELETE /categories answers 405 with Allow", async () => {
+    const answer = await request("DELETE", "/categories", { headers: auth });
+    expectError(answer, 405, "method_not_allowed");
+    const allow = (answer.headers.allow ?? "")
+      .split(",")
+      .map((method) => method.trim())
+      .sort()
+      .join(", ");
+    expect(allow === "GET, POST", `expected Allow: GET, POST, got "${allow}"`);
+    return allow;
+  });
+
+  await check("GET /categories with a key the stage does not know answers 401", async () => {
+    const answer = await request("GET", "/categories", {
+      headers: { authorization: "Bearer petstore_smoke-test-key-that-was-never-issued" },
+    });
+    expectError(answer, 401, "unauthorized");
+    return "unauthorized";
+  });
+
+  await check("GET /pets/{petId} answers 501 with the Deprecation header", async () => {
+    const answer = await request("GET", "/pets/1", { headers: auth });
+    expectError(answer, 501, "not_implemented");
+    const deprecation = answer.headers.deprecation ?? "";
+    expect(/^@\d+$/.test(deprecation), `expected Deprecation: @<epoch>, got "${deprecation}"`);
+    return `Deprecation: ${deprecation}`;
+  });
+
+  if (options.write) {
+    let created: { id: number; name: string } | undefined;
+
+    await check("POST /categories creates a category (201)", async () => {
+      const name = `${smokeCategoryPrefix}${new Date().toISOString()}`;
+      const answer = await request("POST", "/categories", {
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({
+          name,
+          description: "Created by npm run smoke (scripts/smoke.ts); safe to ignore.",
+        }),
+      });
+      expect(answer.status === 201, `expected 201, got ${describe(answer)}`);
+      const body = answer.json;
+      expect(isRecord(body), `expected a Category, got ${answer.text.slice(0, 200)}`);
+      expect(Number.isSafeInteger(body.id), `expected an integer id, got ${String(body.id)}`);
+      expect(body.name === name, `expected name "${name}", got ${JSON.stringify(body.name)}`);
+      created = { id: Number(body.id), name };
+      return `id ${created.id}, "${name}"`;
+    });
+
+    await check("GET /categories lists the new category", async () => {
+      expect(created !== undefined, "nothing to look for: the create check failed");
+      const { id, name } = created;
+      const answer = await request("GET", "/categories", { headers: auth });
+      expect(answer.status === 200, `expected 200, got ${describe(answer)}`);
+      const list: unknown = answer.json;
+      expect(Array.isArray(list), "expected an array");
+      const found: unknown = (list as unknown[]).find((item) => isRecord(item) && item.id === id);
+      expect(found !== undefined, `id ${id} is not in the list`);
+      expect(isRecord(found) && found.name === name, `id ${id} is listed with another name`);
+      return `id ${id} listed`;
+    });
+  }
+
+  return results;
+}
+
+function causeOf(error: Error): string {
+  return error.cause instanceof Error ? ` (${error.cause.message})` : "";
+}

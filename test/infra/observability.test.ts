@@ -1,0 +1,251 @@
+/**
+ * What an operator sees and is told, as infra/template.yaml declares it: alarms that reach the
+ * stage's topic when they fire and when they clear, per-stage thresholds (staging looser), a
+ * dashboard over the gateway, the functions, the table and the service's own EMF metrics (the
+ * exact names lib/metrics.ts emits), and logs that outlive a production stack.
+ */
+import { describe, expect, it } from "vitest";
+import { functionsOf, loadTemplate } from "../../local/template.ts";
+import { metricNames, metricsNamespace, metricsService } from "../../lib/metrics.ts";
+import { stageConfig, stages } from "../../scripts/stages.ts";
+import type { Json, JsonObject } from "../support/cloudFormation.ts";
+import {
+  asArray,
+  evaluate,
+  isObject,
+  parameterValues,
+  raw,
+  refOf,
+  text,
+} from "../support/cloudFormation.ts";
+
+const template = raw(loadTemplate());
+const resources = Object.entries(template.Resources);
+const ofType = (type: string): [string, JsonObject & { Properties?: JsonObject }][] =>
+  resources.filter(([, resource]) => resource.Type === type);
+const alarms = ofType("AWS::CloudWatch::Alarm");
+const apiFunctions = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+const [topicId = ""] = ofType("AWS::SNS::Topic").map(([id]) => id);
+const tableId = ofType("AWS::DynamoDB::Table")[0]?.[0] ?? "";
+
+/** Every metric an alarm reads: [namespace, metric name, dimensions], metric math included. */
+function metricsOf(alarm: JsonObject): { namespace: Json; name: Json; dimensions: Json }[] {
+  const props = isObject(alarm.Properties) ? alarm.Properties : {};
+  if (props.MetricName !== undefined) {
+    return [
+      {
+        namespace: props.Namespace ?? null,
+        name: props.MetricName,
+        dimensions: props.Dimensions ?? [],
+      },
+    ];
+  }
+  return asArray(props.Metrics)
+    .filter(isObject)
+    .map((query) => (isObject(query.MetricStat) ? query.MetricStat.Metric : undefined))
+    .filter(isObject)
+    .map((metric) => ({
+      namespace: metric.Namespace ?? null,
+      name: metric.MetricName ?? null,
+      dimensions: metric.Dimensions ?? [],
+    }));
+}
+
+function alarmsOn(namespace: string, name: string, dimension?: [string, Json]): string[] {
+  return alarms
+    .filter(([, alarm]) =>
+      metricsOf(alarm).some(
+        (metric) =>
+          text(metric.namespace) === namespace &&
+          metric.name === name &&
+          (dimension === undefined ||
+            asArray(metric.dimensions).some(
+              (d) =>
+                isObject(d) &&
+                d.Name === dimension[0] &&
+                JSON.stringify(d.Value) === JSON.stringify(dimension[1]),
+            )),
+      ),
+    )
+    .map(([id]) => id);
+}
+
+describe("alarms reach people", () => {
+  it("one topic per stage; an e-mail subscription exactly when the stage names an address", () => {
+    expect(ofType("AWS::SNS::Topic")).toHaveLength(1);
+    const [[, subscription] = ["", {}]] = ofType("AWS::SNS::Subscription");
+    expect(subscription.Condition).toBe("HasAlarmEmail");
+    expect(subscription.Properties).toMatchObject({
+      TopicArn: { Ref: topicId },
+      Protocol: "email",
+      Endpoint: { Ref: "AlarmEmail" },
+    });
+    expect(stageConfig("production").parameters.AlarmEmail).toMatch(/@/);
+  });
+
+  it.each(alarms)(
+    "%s: notifies the topic on alarm and on recovery, missing data chosen",
+    (id, alarm) => {
+      const props = alarm.Properties ?? {};
+      expect(props.AlarmActions, id).toEqual([{ Ref: topicId }]);
+      expect(props.OKActions, id).toEqual([{ Ref: topicId }]);
+      expect(props.ActionsEnabled ?? true).toBe(true);
+      expect(["breaching", "notBreaching", "ignore", "missing"]).toContain(props.TreatMissingData);
+      expect(text(props.AlarmName)).toMatch(/^\{"Fn::Sub":"petstore-\$\{Stage\}-[a-z0-9-]+"\}$/i);
+      expect(text(props.AlarmDescription).length).toBeGreaterThan(20);
+      // Thresholds are per stage, in samconfig.toml.
+      expect(refOf(props.Threshold) ?? "", id).toMatch(/^Alarm[A-Za-z0-9]+$/);
+    },
+  );
+});
+
+describe("every failure the issue names has an alarm", () => {
+  const api: [string, Json] = ["ApiId", { Ref: "HttpApi" }];
+  const table: [string, Json] = ["TableName", { Ref: tableId }];
+
+  it("callers get 5xx: the API's 5xx metric and the functions' own ERROR log lines", () => {
+    expect(alarmsOn("AWS/ApiGateway", "5xx", api)).toHaveLength(1);
+    const filters = ofType("AWS::Logs::MetricFilter");
+    const groups = filters.map(([, filter]) => refOf(filter.Properties?.LogGroupName));
+    for (const spec of apiFunctions) {
+      expect(groups, spec.name).toContain(`${spec.logicalId.replace(/Function$/, "")}LogGroup`);
+    }
+    for (const [id, filter] of filters) {
+      expect(filter.Properties?.FilterPattern, id).toBe('{ $.level = "ERROR" }');
+      const [transformation] = asArray(filter.Properties?.MetricTransformations).filter(isObject);
+      const namespace = text(transformation?.MetricNamespace ?? null);
+      expect(alarmsOn(namespace, text(transformation?.MetricName ?? null)), id).toHaveLength(1);
+    }
+  });
+
+  it("API p99 latency", () => {
+    const [id = ""] = alarmsOn("AWS/ApiGateway", "Latency", api);
+    expect(template.Resources[id]?.Properties?.ExtendedStatistic).toBe("p99");
+  });
+
+  it.each(apiFunctions.map((spec) => [spec.name, spec.logicalId]))(
+    "%s: Lambda errors and throttles",
+    (_name, logicalId) => {
+      const fn: [string, Json] = ["FunctionName", { Ref: logicalId }];
+      expect(alarmsOn("AWS/Lambda", "Errors", fn)).toHaveLength(1);
+      expect(alarmsOn("AWS/Lambda", "Throttles", fn)).toHaveLength(1);
+    },
+  );
+
+  it("concurrent executions near the account's limit", () => {
+    expect(alarmsOn("AWS/Lambda", "ConcurrentExecutions")).toHaveLength(1);
+  });
+
+  it("DynamoDB throttled requests and system errors on the table", () => {
+    const throttles = alarmsOn("AWS/DynamoDB", "ReadThrottleEvents", table);
+    expect(throttles).toEqual(alarmsOn("AWS/DynamoDB", "WriteThrottleEvents", table));
+    expect(throttles).toHaveLength(1);
+    const [systemErrors = ""] = alarmsOn("AWS/DynamoDB", "SystemErrors", table);
+    // SystemErrors exists per operation only: every operation the service makes is summed.
+    const operations = metricsOf(template.Resources[systemErrors] ?? {}).flatMap((metric) =>
+      asArray(metric.dimensions)
+        .filter((d) => isObject(d) && d.Name === "Operation")
+        .map((d) => (isObject(d) ? d.Value : null)),
+    );
+    expect(operations.sort()).toEqual(["DeleteItem", "GetItem", "PutItem", "Query", "UpdateItem"]);
+  });
+});
+
+describe("thresholds per stage", () => {
+  const thresholds = Object.keys(template.Parameters).filter((name) =>
+    /^Alarm(?!Email)/.test(name),
+  );
+
+  it("every threshold parameter is used by an alarm", () => {
+    const used = alarms.map(([, alarm]) => refOf(alarm.Properties?.Threshold));
+    expect(thresholds.filter((name) => !used.includes(name))).toEqual([]);
+  });
+
+  it.each(thresholds)("%s: staging is at least as loose as production", (name) => {
+    const staging = Number(stageConfig("staging").parameters[name]);
+    const production = Number(stageConfig("production").parameters[name]);
+    expect(staging).toBeGreaterThanOrEqual(production);
+    expect(production).toBeGreaterThan(0);
+  });
+});
+
+/** The dashboard's body for a stage: `${...}` replaced as CloudFormation would, then JSON. */
+function dashboardBody(stage: string): JsonObject {
+  const [, dashboard] = ofType("AWS::CloudWatch::Dashboard")[0] ?? [];
+  const body = dashboard?.Properties?.DashboardBody;
+  const source = isObject(body) ? text(body["Fn::Sub"]) : "";
+  const parameters = stageConfig(stage).parameters;
+  const substituted = source.replaceAll(/\$\{([^}]+)\}/g, (_match, name: string) =>
+    name in parameters ? (parameters[name] ?? "") : `resolved-${name}`,
+  );
+  return JSON.parse(substituted) as JsonObject;
+}
+
+describe("one dashboard per stage", () => {
+  it.each(stages)("%s: the body is valid JSON once CloudFormation substitutes it", (stage) => {
+    expect(asArray(dashboardBody(stage).widgets).length).toBeGreaterThan(5);
+  });
+
+  const body = JSON.stringify(dashboardBody("production"));
+
+  it("shows requests, 4xx/5xx, p50/p99 latency, durations, cold starts, table and alarms", () => {
+    for (const needle of [
+      '"AWS/ApiGateway","Count"',
+      '"AWS/ApiGateway","4xx"',
+      '"AWS/ApiGateway","5xx"',
+      '"stat":"p50"',
+      '"stat":"p99"',
+      '"AWS/Lambda","Duration"',
+      "record.metrics.initDurationMs",
+      '"AWS/DynamoDB","ConsumedReadCapacityUnits"',
+      '"AWS/DynamoDB","ConsumedWriteCapacityUnits"',
+      '"AWS/DynamoDB","ReadThrottleEvents"',
+      '"type":"alarm"',
+    ]) {
+      expect(body, needle).toContain(needle);
+    }
+    for (const spec of apiFunctions) expect(body).toContain(`resolved-${spec.logicalId}`);
+    for (const [id] of alarms) expect(body, id).toContain(`resolved-${id}.Arn`);
+  });
+
+  it("shows every metric lib/metrics.ts emits, by the names and dimensions it emits them", () => {
+    const shown = new Set<string>();
+    for (const match of body.matchAll(/\["PetStore","([A-Za-z]+)"((?:,"[^"]*")*)/g)) {
+      shown.add(match[1] ?? "");
+      expect(match[2]).toContain(`"service","${metricsService}"`);
+      expect(match[2]).toContain('"stage","production"');
+    }
+    for (const match of body.matchAll(
+      /SEARCH\('\{PetStore,([^}]*)\} MetricName=\\"([A-Za-z]+)\\"/g,
+    )) {
+      shown.add(match[2] ?? "");
+      expect(match[1]?.split(",")).toEqual(
+        expect.arrayContaining(["service", "stage", "function"]),
+      );
+    }
+    expect(metricsNamespace).toBe("PetStore");
+    expect([...shown].sort()).toEqual(Object.values(metricNames).sort());
+  });
+});
+
+describe("logs", () => {
+  it.each(stages)("%s: every log group is kept exactly when production", (stage) => {
+    const parameters = parameterValues(template, stageConfig(stage).parameters);
+    for (const [id, group] of ofType("AWS::Logs::LogGroup")) {
+      const policy = (name: string): Json | undefined =>
+        evaluate(group[name], parameters, template.Conditions);
+      const expected = stage === "production" ? "Retain" : "Delete";
+      expect(policy("DeletionPolicy"), id).toBe(expected);
+      expect(policy("UpdateReplacePolicy"), id).toBe(expected);
+    }
+  });
+
+  it("the access log carries the Lambda request id the function's log line carries", () => {
+    const settings = template.Resources.HttpApi?.Properties?.AccessLogSettings;
+    const format = JSON.parse(text(isObject(settings) ? settings.Format : null)) as Record<
+      string,
+      string
+    >;
+    expect(format.integrationRequestId).toBe("$context.integration.requestId");
+  });
+});

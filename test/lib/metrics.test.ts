@@ -1,0 +1,162 @@
+/**
+ * lib/metrics.ts writes CloudWatch Embedded Metric Format documents: each one a raw JSON line on
+ * stdout (not wrapped by a logger), with `_aws.CloudWatchMetrics` declaring the namespace, the
+ * dimension set and the metrics, and the values at the top level where CloudWatch reads them.
+ */
+import type { MiddlewareObj } from "@middy/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createMetrics, metricNames, metricsNamespace } from "../../lib/metrics.ts";
+
+interface EmfDocument {
+  readonly _aws: {
+    readonly Timestamp: number;
+    readonly CloudWatchMetrics: readonly {
+      readonly Namespace: string;
+      readonly Dimensions: readonly (readonly string[])[];
+      readonly Metrics: readonly { readonly Name: string; readonly Unit: string }[];
+    }[];
+  };
+  readonly [field: string]: unknown;
+}
+
+let lines: string[] = [];
+const write = process.stdout.write.bind(process.stdout);
+const saved = {
+  dev: process.env.POWERTOOLS_DEV,
+  disabled: process.env.POWERTOOLS_METRICS_DISABLED,
+  init: process.env.AWS_LAMBDA_INITIALIZATION_TYPE,
+};
+
+beforeEach(() => {
+  lines = [];
+  // Powertools turns metrics off in its dev mode; the test needs what Lambda gets.
+  delete process.env.POWERTOOLS_DEV;
+  delete process.env.POWERTOOLS_METRICS_DISABLED;
+  // Lambda sets this; Powertools counts a cold start only for on-demand environments.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = "on-demand";
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    lines.push(...String(chunk).split("\n").filter(Boolean));
+    return true;
+  };
+});
+afterEach(() => {
+  process.stdout.write = write;
+  if (saved.dev !== undefined) process.env.POWERTOOLS_DEV = saved.dev;
+  if (saved.disabled !== undefined) process.env.POWERTOOLS_METRICS_DISABLED = saved.disabled;
+  if (saved.init === undefined) delete process.env.AWS_LAMBDA_INITIALIZATION_TYPE;
+  else process.env.AWS_LAMBDA_INITIALIZATION_TYPE = saved.init;
+});
+
+function documents(): EmfDocument[] {
+  return lines.map((line) => JSON.parse(line) as EmfDocument);
+}
+
+function declared(document: EmfDocument): { names: string[]; dimensions: string[] } {
+  const [directive] = document._aws.CloudWatchMetrics;
+  expect(directive?.Namespace).toBe(metricsNamespace);
+  return {
+    names: (directive?.Metrics ?? []).map((metric) => metric.Name),
+    dimensions: [...(directive?.Dimensions[0] ?? [])].sort(),
+  };
+}
+
+describe("one invocation's metrics are one EMF line on stdout", () => {
+  it("flush writes the recorded metrics with service, stage and function dimensions", () => {
+    const metrics = createMetrics({ function: "createCategory", stage: "production" });
+    metrics.categoryCreated();
+    metrics.idempotentReplay();
+    metrics.storeRetry();
+    metrics.storeRetry();
+    metrics.storeUnavailable();
+    metrics.flush();
+
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.startsWith('{"_aws":')).toBe(true);
+    const [document] = documents();
+    if (!document) throw new Error("no EMF document");
+    const { names, dimensions } = declared(document);
+    expect(names.sort()).toEqual(
+      [
+        metricNames.categoriesCreated,
+        metricNames.idempotentReplays,
+        metricNames.storeRetries,
+        metricNames.storeUnavailable,
+      ].sort(),
+    );
+    expect(dimensions).toEqual(["function", "service", "stage"]);
+    expect(document).toMatchObject({
+      service: "petstore",
+      stage: "production",
+      function: "createCategory",
+      [metricNames.categoriesCreated]: 1,
+      [metricNames.storeRetries]: [1, 1],
+    });
+    expect(Math.abs(document._aws.Timestamp - Date.now())).toBeLessThan(60_000);
+  });
+
+  it("listSize records the count of categories answered", () => {
+    const metrics = createMetrics({ function: "listCategories", stage: "staging" });
+    metrics.listSize(42);
+    metrics.flush();
+    expect(documents()[0]).toMatchObject({ [metricNames.listSize]: 42, stage: "staging" });
+  });
+
+  it("writes nothing, on stdout or stderr, when the invocation recorded nothing", () => {
+    const metrics = createMetrics({ function: "routeFallback", stage: "staging" });
+    metrics.flush();
+    expect(lines).toEqual([]);
+  });
+
+  it("a flushed metric is not written again by the next invocation", () => {
+    const metrics = createMetrics({ function: "createCategory", stage: "staging" });
+    metrics.categoryCreated();
+    metrics.flush();
+    metrics.flush();
+    expect(lines).toHaveLength(1);
+  });
+});
+
+describe("errors are counted by code, in their own document", () => {
+  it("error(code) adds the code dimension to that metric only", () => {
+    const metrics = createMetrics({ function: "createCategory", stage: "production" });
+    metrics.categoryCreated();
+    metrics.error("store_unavailable");
+    metrics.flush();
+
+    const [error, invocation] = documents();
+    if (!error || !invocation) throw new Error(`expected two documents, got ${lines.length}`);
+    expect(declared(error)).toEqual({
+      names: [metricNames.errors],
+      dimensions: ["code", "function", "service", "stage"],
+    });
+    expect(error).toMatchObject({ code: "store_unavailable", [metricNames.errors]: 1 });
+    expect(declared(invocation).dimensions).toEqual(["function", "service", "stage"]);
+    expect(invocation.code).toBeUndefined();
+  });
+});
+
+describe("the middy middleware flushes per invocation", () => {
+  type Request = Parameters<NonNullable<MiddlewareObj["after"]>>[0];
+  const request = (): Request =>
+    ({ event: {}, context: {}, response: undefined, error: undefined, internal: {} }) as never;
+
+  it("after: writes the cold start once and the invocation's metrics each time", async () => {
+    const metrics = createMetrics({ function: "listCategories", stage: "staging" });
+    const middleware = metrics.middleware();
+    for (const size of [3, 4]) {
+      await middleware.before?.(request());
+      metrics.listSize(size);
+      await middleware.after?.(request());
+    }
+    const names = documents().map((document) => declared(document).names.join());
+    expect(names).toEqual([metricNames.coldStart, metricNames.listSize, metricNames.listSize]);
+  });
+
+  it("onError: a failed invocation's metrics are written too", async () => {
+    const metrics = createMetrics({ function: "createCategory", stage: "staging" });
+    const middleware = metrics.middleware();
+    metrics.storeUnavailable();
+    await middleware.onError?.(request());
+    expect(documents().some((d) => declared(d).names.includes("StoreUnavailable"))).toBe(true);
+  });
+});
