@@ -26,8 +26,6 @@ export interface ListCostRow {
   readonly today: number;
   readonly steady: number;
   readonly afterCreate: number;
-  /** A list with nothing new, within settleMs (30 s) of a create: it re-reads the new id. */
-  readonly settling: number;
   readonly cold: number;
   readonly todayListsPerSecond: number;
   readonly steadyListsPerSecond: number;
@@ -117,7 +115,7 @@ async function seed(db: DynamoDb, table: string, count: number): Promise<void> {
         ),
     );
   }
-  const counter = toItem({ value: count, version: count, epoch: "seed" });
+  const counter = toItem({ value: count, version: count, withdrawals: 0, epoch: "seed" });
   await db.call(
     "PutItem",
     { TableName: table, Item: { ...keyItem(keys.categoryCounter), ...counter } },
@@ -172,7 +170,6 @@ export async function listCost(
       const steady = await measure(proxy.meter, () => list(cache));
       await store.create({ name: "one more" }, "bench", deadline());
       const afterCreate = await measure(proxy.meter, () => list(cache));
-      const settling = await measure(proxy.meter, () => list(cache));
       proxy.meter.delayMs = addedLatencyMs;
       const todayCold = await measure(proxy.meter, () => store.list(deadline()));
       const coldSlow = await measure(proxy.meter, () => list(fresh()));
@@ -182,7 +179,6 @@ export async function listCost(
         today: today.units,
         steady: steady.units,
         afterCreate: afterCreate.units,
-        settling: settling.units,
         cold: cold.units,
         todayListsPerSecond: Math.floor(partitionReadUnits / today.units),
         steadyListsPerSecond: Math.floor(partitionReadUnits / steady.units),
@@ -215,7 +211,6 @@ export function printListCost(rows: readonly ListCostRow[]): void {
       "today RCU": row.today,
       "steady RCU": row.steady,
       "after 1 create RCU": row.afterCreate,
-      "<30 s after RCU": row.settling,
       "cold RCU": row.cold,
       "lists/s today": row.todayListsPerSecond,
       "lists/s steady": row.steadyListsPerSecond,

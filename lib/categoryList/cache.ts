@@ -3,17 +3,19 @@
  * it must read to bring that up to date. Pure: the reads themselves are in ./reader.ts.
  *
  * The counter item (pk COUNTER, sk category; tiny, one read unit to read consistently) holds
- *   value    the last id handed out (ids only grow)
- *   version  bumped by every committed create and every withdrawal that deleted something
- *   epoch    when the counter was first written (a recreated table starts a new one)
+ *   value        the last id handed out (ids only grow)
+ *   version      bumped by every committed create and every withdrawal
+ *   withdrawals  bumped by every withdrawal
+ *   withdrawing  ids whose withdrawal has started and not finished (a number set)
+ *   epoch        when the counter was first written (a recreated table starts a new one)
  *
  * A create takes id k (ADD value), puts the category, then commits (ADD version) and only then
- * answers 201. A list reads the counter first, then reads what may have changed:
- *   - same version, nothing settling: serve the cache (one read unit);
- *   - no cache, another epoch: cold read of ids [1, value] in parallel ranges (./ranges.ts);
- *   - otherwise: ids in (cached value, value], plus the holes (ids ≤ the cached value that were
- *     absent) when the version moved, plus the settling ids. Holes catch puts landing out of
- *     order (id 5's put lands after id 6 was listed).
+ * answers 201. A list reads the counter first, then, only if the version differs from the one its
+ * cache was read at, reads what changed:
+ *   - same version: serve the cache (one read unit);
+ *   - other epoch or withdrawals, or no cache: cold read of ids [1, value] (./ranges.ts);
+ *   - otherwise: ids in (cached value, value], plus the holes: ids ≤ the cached value that were
+ *     absent. Holes catch puts landing out of order (id 5's put lands after id 6 was listed).
  *
  * Why a list never misses a category whose 201 was sent before it began: that 201 followed the
  * commit, which followed the put. So the list's counter read sees a version at least that
@@ -24,19 +26,21 @@
  * later id's put (so a higher category's createdAt bounds when the hole's id was taken), and an
  * id is put within the idempotency window (24 h, ids reserved by Idempotency-Key) plus a margin.
  *
- * Why a withdrawn create is not listed after its withdrawal: a cache may have read its put before
- * the withdrawal deleted it. A create settles (commits, or withdraws) within the Lambda timeout of
- * its put, so every category stored less than `settleMs` before a read is "settling": each list
- * re-reads those ids (a consistent BatchGetItem) until they are older, and drops any that are
- * gone. The withdrawal also bumps the version, so other caches refresh, but correctness does not
- * rest on that second write succeeding.
+ * Why a withdrawn create stays unlisted: a create that must fail deletes its own write. A delete
+ * that removed something bumps `withdrawals` (and `version`), and a changed `withdrawals` makes a
+ * cache read cold, which no longer sees it. A delete that failed (the store unreachable) marks the
+ * id `withdrawing` instead, and lists hide marked ids: it never got a 201. An Idempotency-Key
+ * repeat that does store it later commits with the mark removed. Left open: the delete succeeds
+ * and the bump right after it fails; caches that had read the category keep it until recycled.
  */
 import type { Category } from "../repositories/categories.ts";
 
 export interface CounterState {
   readonly epoch: string;
   readonly version: number;
+  readonly withdrawals: number;
   readonly lastId: number;
+  readonly withdrawing: readonly number[];
 }
 
 /** A category as read, with when it was stored (epoch ms; NaN when unknown). */
@@ -47,12 +51,12 @@ export interface Found {
 
 export interface ListSnapshot {
   readonly counter: CounterState;
-  /** Every category read, in id order: what a list answers. */
-  readonly categories: readonly Category[];
+  /** Every category read, in id order, including ids being withdrawn. */
+  readonly stored: readonly Category[];
+  /** What a list answers: `stored` without the ids being withdrawn. */
+  readonly visible: readonly Category[];
   /** Ids ≤ counter.lastId that were absent, each with the time after which none can land. */
   readonly holes: ReadonlyMap<number, number>;
-  /** Ids stored less than `settleMs` ago, each with its createdAt: re-read by every list. */
-  readonly settling: ReadonlyMap<number, number>;
 }
 
 export type Refresh =
@@ -62,8 +66,7 @@ export type Refresh =
       readonly kind: "incremental";
       readonly above: number;
       readonly upTo: number;
-      /** Ids ≤ above to read again: holes (when the version moved) and settling ids. */
-      readonly recheck: readonly number[];
+      readonly holes: readonly number[];
     };
 
 /**
@@ -73,35 +76,30 @@ export type Refresh =
  */
 export const holeLifetimeMs = 25 * 60 * 60 * 1000;
 
-/**
- * How long after its put a create may still withdraw it: the Lambda timeout (10 s,
- * infra/template.yaml) with room for clock skew between containers.
- */
-export const settleMs = 30_000;
+export const emptyCounter: CounterState = {
+  epoch: "0",
+  version: 0,
+  withdrawals: 0,
+  lastId: 0,
+  withdrawing: [],
+};
 
-export const emptyCounter: CounterState = { epoch: "0", version: 0, lastId: 0 };
-
-export function planRefresh(
-  snapshot: ListSnapshot | undefined,
-  counter: CounterState,
-  now: number,
-): Refresh {
-  const cached = snapshot?.counter;
-  if (
-    !snapshot ||
-    !cached ||
-    cached.epoch !== counter.epoch ||
-    counter.version < cached.version ||
-    counter.lastId < cached.lastId
-  ) {
+export function planRefresh(snapshot: ListSnapshot | undefined, counter: CounterState): Refresh {
+  if (!snapshot) return { kind: "cold", upTo: counter.lastId };
+  const cached = snapshot.counter;
+  if (cached.epoch !== counter.epoch || cached.withdrawals !== counter.withdrawals) {
     return { kind: "cold", upTo: counter.lastId };
   }
-  const settling = [...snapshot.settling].filter(([, at]) => at + settleMs >= now);
-  const moved = cached.version !== counter.version;
-  if (!moved && settling.length === 0) return { kind: "current" };
-  const recheck = new Set(settling.map(([id]) => id));
-  if (moved) for (const id of snapshot.holes.keys()) recheck.add(id);
-  return { kind: "incremental", above: cached.lastId, upTo: counter.lastId, recheck: [...recheck] };
+  if (cached.version === counter.version) return { kind: "current" };
+  if (counter.version < cached.version || counter.lastId < cached.lastId) {
+    return { kind: "cold", upTo: counter.lastId };
+  }
+  return {
+    kind: "incremental",
+    above: cached.lastId,
+    upTo: counter.lastId,
+    holes: [...snapshot.holes.keys()],
+  };
 }
 
 /** The snapshot after `refresh` has read `found` (in any order). */
@@ -120,27 +118,15 @@ export function applyRefresh(
   for (const [id, until] of base?.holes ?? []) {
     if (!foundIds.has(id) && until >= now) holes.set(id, until);
   }
-  // A settling id read again and gone was withdrawn; a repeat under its Idempotency-Key may
-  // still store it, so it becomes a hole.
-  const rechecked = new Set(refresh.kind === "incremental" ? refresh.recheck : []);
-  for (const [id, createdAt] of base?.settling ?? []) {
-    if (rechecked.has(id) && !foundIds.has(id)) holes.set(id, createdAt + holeLifetimeMs);
-  }
   const low = refresh.kind === "incremental" ? refresh.above + 1 : 1;
   addGaps(holes, sorted, low, counter.lastId, now);
-  const kept = (base?.categories ?? []).filter((category) => !rechecked.has(category.id));
-  const settling = new Map<number, number>();
-  for (const [id, createdAt] of base?.settling ?? []) {
-    if (!rechecked.has(id) && createdAt + settleMs >= now) settling.set(id, createdAt);
-  }
-  for (const { category, createdAt } of sorted) {
-    if (createdAt + settleMs >= now) settling.set(category.id, createdAt);
-  }
-  const categories = mergeById(
-    kept,
+  const stored = mergeById(
+    base?.stored ?? [],
     sorted.map((entry) => entry.category),
   );
-  return { counter, categories, holes, settling };
+  const hidden = new Set(counter.withdrawing);
+  const visible = hidden.size === 0 ? stored : stored.filter((c) => !hidden.has(c.id));
+  return { counter, stored, visible, holes };
 }
 
 /**

@@ -3,7 +3,7 @@
  * steps: `version()` reads the counter (one read unit), which is all a 304 needs; `categories()`
  * then brings the cache up to that version, reading only what changed, and answers from it.
  * The counter read must come first: a create landing between the two only makes the next list
- * refresh again, never miss it. For `settleMs` after a create, lists also re-read the new ids.
+ * refresh again, never miss it.
  */
 import type { Clock } from "../clock.ts";
 import type { Category } from "../repositories/categories.ts";
@@ -38,16 +38,15 @@ export class CategoryList implements CategoryListing {
 
   async categories(counter: CounterState, deadline: number): Promise<readonly Category[]> {
     const snapshot = this.#snapshot;
-    const now = this.#now();
-    const refresh = planRefresh(snapshot, counter, now);
+    const refresh = planRefresh(snapshot, counter);
     const found = await this.#read(refresh, deadline);
-    const next = applyRefresh(snapshot, counter, refresh, found, now);
+    const next = applyRefresh(snapshot, counter, refresh, found, this.#now());
     // Concurrent lists (the local server) may finish out of order: keep the newest state.
     const kept = this.#snapshot?.counter;
     if (!kept || kept.epoch !== next.counter.epoch || kept.version <= next.counter.version) {
       this.#snapshot = next;
     }
-    return next.categories;
+    return next.visible;
   }
 
   async #read(refresh: Refresh, deadline: number): Promise<readonly Found[]> {
@@ -59,7 +58,7 @@ export class CategoryList implements CategoryListing {
       case "incremental": {
         const [above, holes] = await Promise.all([
           this.#readRange(refresh.above + 1, refresh.upTo, deadline),
-          refresh.recheck.length > 0 ? this.#source.readIds(refresh.recheck, deadline) : [],
+          refresh.holes.length > 0 ? this.#source.readIds(refresh.holes, deadline) : [],
         ]);
         return [...above, ...holes];
       }

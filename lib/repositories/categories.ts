@@ -4,7 +4,7 @@
  * id leaves a gap, never a duplicate.
  */
 import type { Item } from "../dynamodb.ts";
-import { isConditionFailure } from "../table/errors.ts";
+import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
@@ -33,7 +33,7 @@ export interface CategoryRepository {
    * Makes a stored category visible to list caches (bumps the list version): the last step of a
    * create before its 201 (lib/categoryList/cache.ts).
    */
-  commit(deadline: number): Promise<void>;
+  commit(id: number, deadline: number): Promise<void>;
 }
 
 /**
@@ -70,7 +70,7 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
-      await this.commit(deadline);
+      await this.commit(id, deadline);
       return stored;
     } catch (failure) {
       // An earlier attempt may have landed with its answer lost (a reset, a timeout, a 5xx)
@@ -92,10 +92,15 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     }
   }
 
-  async commit(deadline: number): Promise<void> {
+  async commit(id: number, deadline: number): Promise<void> {
+    // Also ends any earlier withdrawal of this id: an Idempotency-Key repeat may store it again.
     await this.table.update(
       keys.categoryCounter,
-      { text: "ADD version :one", values: { ":one": 1 } },
+      {
+        text: "ADD version :one REMOVE #w",
+        names: { "#w": withdrawingAttribute(id) },
+        values: { ":one": 1 },
+      },
       deadline,
     );
   }
@@ -131,27 +136,59 @@ export class CategoryStore extends TableRepository implements CategoryRepository
   /**
    * Best effort: deletes this request's own write under `id`, if it landed (conditional on the
    * request id, so it can never remove another request's category). It runs after the deadline,
-   * in the margin the deadline keeps before the Lambda timeout. The delete goes first, with the
-   * whole budget; only a delete that removed something bumps the list version, so list caches
-   * re-read the ids still settling (lib/categoryList/cache.ts).
+   * in the margin the deadline keeps before the Lambda timeout, so the delete goes first. A
+   * category that was there may be in list caches: a delete that removed it bumps `withdrawals`,
+   * which makes every cache read afresh. A delete that failed leaves it unknown whether the write
+   * landed: the id is then marked withdrawing on the counter, and lists hide it
+   * (lib/categoryList/cache.ts). The mark stays unless an Idempotency-Key repeat commits the id.
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
     const deadline = this.now() + withdrawBudgetMs;
+    const bump = "ADD version :one, withdrawals :one";
+    let deleted: boolean;
     try {
-      await this.table.delete(keys.category(id), deadline, {
-        text: "requestId = :me",
-        values: { ":me": requestId },
-      });
-      await this.table.update(
-        keys.categoryCounter,
-        { text: "ADD version :one", values: { ":one": 1 } },
-        deadline,
+      deleted = await conditionHeld(
+        this.table.delete(keys.category(id), deadline, {
+          text: "requestId = :me",
+          values: { ":me": requestId },
+        }),
       );
     } catch {
-      // Not there (nothing landed), or the store is still unreachable: the error stands either way.
+      deleted = false;
+      await this.#quietly(() =>
+        this.table.update(
+          keys.categoryCounter,
+          {
+            text: `SET #w = :now ${bump}`,
+            names: { "#w": withdrawingAttribute(id) },
+            values: { ":one": 1, ":now": this.now() },
+          },
+          deadline,
+        ),
+      );
+    }
+    if (deleted) {
+      await this.#quietly(() =>
+        this.table.update(keys.categoryCounter, { text: bump, values: { ":one": 1 } }, deadline),
+      );
+    }
+  }
+
+  /** The error the client hears is the create's own: a failing cleanup adds nothing to it. */
+  async #quietly(write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch {
+      // The store is still unreachable; the withdrawal did what it could.
     }
   }
 }
+
+/** The counter attribute marking a withdrawal of `id` in progress (lib/categoryList/cache.ts). */
+export function withdrawingAttribute(id: number): string {
+  return `${withdrawingPrefix}${id}`;
+}
+export const withdrawingPrefix = "withdrawing#";
 
 export function toCategory(item: Item): Category {
   const description = text(item, "description");

@@ -8,11 +8,11 @@ import { emptyCounter } from "../categoryList/cache.ts";
 import type { Item } from "../dynamodb.ts";
 import { num, text } from "../table/item.ts";
 import { categorySortKey, keys, partitions } from "../table/schema.ts";
-import { toCategory } from "./categories.ts";
+import { toCategory, withdrawingPrefix } from "./categories.ts";
 import { TableRepository } from "./tableRepository.ts";
 
 export interface CategoryListSource {
-  /** The counter: last id taken and list version (one read unit). */
+  /** The counter: last id taken, list version, withdrawals (one read unit). */
   readCounter(deadline: number): Promise<CounterState>;
   /** The categories with ids in [low, high], in id order. */
   readRange(low: number, high: number, deadline: number): Promise<Found[]>;
@@ -29,7 +29,11 @@ export class CategoryReader extends TableRepository implements CategoryListSourc
     return {
       epoch: text(item, "epoch") ?? emptyCounter.epoch,
       version: num(item, "version") ?? 0,
+      withdrawals: num(item, "withdrawals") ?? 0,
       lastId: num(item, "value") ?? 0,
+      withdrawing: Object.keys(item)
+        .filter((name) => name.startsWith(withdrawingPrefix))
+        .map((name) => Number(name.slice(withdrawingPrefix.length))),
     };
   }
 

@@ -4,7 +4,6 @@
  * to the table to land a put without its commit, or out of id order.
  */
 import { describe, expect, it } from "vitest";
-import { settleMs } from "../../lib/categoryList/cache.ts";
 import { CategoryList } from "../../lib/categoryList/reader.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { Category } from "../../lib/repositories/categories.ts";
@@ -17,11 +16,8 @@ import { soon, useFaultyStore } from "../support/dynamo.ts";
 
 const store = useFaultyStore({ attemptTimeoutMs: 2_000 });
 
-/** Far enough ahead that every create made so far has settled (lib/categoryList/cache.ts). */
-const settled = (): number => Date.now() + 2 * settleMs;
-
 /** A container: its own cache, and a count of the reads it made (names of source methods). */
-function container(db: DynamoDb, table: string, clock: () => number = Date.now) {
+function container(db: DynamoDb, table: string) {
   const reads: string[] = [];
   const reader = new CategoryReader(db, table);
   const counted: CategoryListSource = {
@@ -32,7 +28,7 @@ function container(db: DynamoDb, table: string, clock: () => number = Date.now) 
     ),
     readIds: (ids, deadline) => (reads.push(`ids ${ids.join(",")}`), reader.readIds(ids, deadline)),
   };
-  const list = new CategoryList(counted, clock);
+  const list = new CategoryList(counted, Date.now);
   return {
     reads,
     async ids(): Promise<number[]> {
@@ -67,7 +63,7 @@ describe("in steady state a list costs one counter read, whatever the store hold
   it("serves a second list from the cache after reading only the counter", async () => {
     const { table, create } = await setup();
     for (const name of ["a", "b", "c"]) await create(name);
-    const a = container(store.db, table, settled);
+    const a = container(store.db, table);
     expect(await a.ids()).toEqual([1, 2, 3]);
     expect(await a.ids()).toEqual([1, 2, 3]);
     expect(a.reads).toEqual(["counter"]);
@@ -80,7 +76,7 @@ describe("after creates a list reads only the new ids and the holes", () => {
     await create("one");
     const two = await writer.nextId(soon());
     await create("three");
-    const a = container(store.db, table, settled);
+    const a = container(store.db, table);
     expect(await a.ids()).toEqual([1, 3]);
     await writer.put(two, { name: "two" }, "r-two", soon());
     expect(await a.ids()).toEqual([1, 2, 3]);
@@ -134,30 +130,39 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
     expect(await container(store.db, table).ids()).toEqual([1]);
   });
 
-  it("drops a withdrawn category even when the withdrawal's version bump never landed", async () => {
-    const { table, create, writer, landUncommitted } = await setup();
+  it("hides a category whose withdrawal could not delete it (the store unreachable)", async () => {
+    const { table, create, writer } = await setup();
     await create("one");
-    const id = await writer.nextId(soon());
-    await landUncommitted(id);
     const a = container(store.db, table);
+    const faulty = new CategoryStore(store.client, table);
+    const id = await writer.nextId(soon());
+    store.proxy.inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 600 });
+    store.proxy.inject({ fault: "server_error", operation: "DeleteItem", times: Infinity });
+    const failing = faulty.put(id, { name: "doomed" }, "r-doomed", Date.now() + 300);
+    await new Promise((done) => setTimeout(done, 100));
     expect(await a.ids()).toEqual([1, 2]);
-    // The delete of a withdrawal, and nothing else: the store went away before the bump.
-    await new Table(store.db, table).delete(keys.category(id), soon());
+    await expect(failing).rejects.toThrow();
+    store.proxy.clear();
+    expect(await new CategoryStore(store.db, table).get(id, soon())).toBeDefined();
     expect(await a.ids()).toEqual([1]);
-    expect(a.reads).toEqual(["counter", "ids 1,2"]);
+    expect(await container(store.db, table).ids()).toEqual([1]);
   });
 
-  it("re-reads a settling category only until its create can no longer withdraw it", async () => {
+  it("hides an id while its withdrawal is unfinished", async () => {
     const { table, create } = await setup();
     await create("one");
-    let clock = Date.now();
-    const a = container(store.db, table, () => clock);
+    await create("two");
+    const a = container(store.db, table);
+    expect(await a.ids()).toEqual([1, 2]);
+    await new Table(store.db, table).update(
+      keys.categoryCounter,
+      {
+        text: "SET #w = :t ADD version :one, withdrawals :one",
+        names: { "#w": "withdrawing#2" },
+        values: { ":t": 1, ":one": 1 },
+      },
+      soon(),
+    );
     expect(await a.ids()).toEqual([1]);
-    clock += 1;
-    expect(await a.ids()).toEqual([1]);
-    expect(a.reads).toEqual(["counter", "ids 1"]);
-    clock += 2 * settleMs;
-    expect(await a.ids()).toEqual([1]);
-    expect(a.reads).toEqual(["counter"]);
   });
 });
