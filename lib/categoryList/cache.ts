@@ -3,44 +3,42 @@
  * it must read to bring that up to date. Pure: the reads themselves are in ./reader.ts.
  *
  * The counter item (pk COUNTER, sk category; tiny, one read unit to read consistently) holds
- *   value        the last id handed out (ids only grow)
- *   version      bumped by every committed create and every withdrawal
- *   withdrawals  bumped by every withdrawal
- *   withdrawing  ids whose withdrawal has started and not finished (a number set)
- *   epoch        when the counter was first written (a recreated table starts a new one)
+ *   value    the last id handed out (ids only grow)
+ *   version  bumped by every committed create (and by a withdrawal that deleted something)
+ *   epoch    when the counter was first written (a recreated table starts a new one)
  *
  * A create takes id k (ADD value), puts the category, then commits (ADD version) and only then
- * answers 201. A list reads the counter first, then, only if the version differs from the one its
- * cache was read at, reads what changed:
- *   - same version: serve the cache (one read unit);
- *   - other epoch or withdrawals, or no cache: cold read of ids [1, value] (./ranges.ts);
- *   - otherwise: ids in (cached value, value], plus the holes: ids ≤ the cached value that were
- *     absent. Holes catch puts landing out of order (id 5's put lands after id 6 was listed).
+ * answers 201. A list reads the counter first, then, against its cache:
+ *   - no cache, or another epoch: cold read of ids [1, value] in parallel ranges (./ranges.ts);
+ *   - the version moved: ids in (cached value, value], plus the holes, ids ≤ the cached value
+ *     that were absent (they catch puts landing out of order: id 5's put lands after id 6 was
+ *     listed);
+ *   - with every refresh, and with every list while the cache holds a category stored less than
+ *     `settleMs` ago: the withdrawals recorded lately (one Query of the WITHDRAWN partition).
+ * With nothing created in the last `settleMs`, an unchanged version is one read unit in all.
  *
  * Why a list never misses a category whose 201 was sent before it began: that 201 followed the
  * commit, which followed the put. So the list's counter read sees a version at least that
- * commit's. If it equals the cache's version, the cache was read after the commit (the cache's
- * counter read came before its item reads), so its item reads saw the put. If not, the list reads
- * every id above the cached value and every hole below it, after its counter read, so after the
- * put. A hole is forgotten only once no put can land for it any more: ids are taken before any
- * later id's put (so a higher category's createdAt bounds when the hole's id was taken), and an
- * id is put within the idempotency window (24 h, ids reserved by Idempotency-Key) plus a margin.
+ * commit's. If it equals the cache's version, the cache's counter read came after the commit, and
+ * its item reads after that, so they saw the put. If not, the list reads every id above the cached
+ * value and every hole below it, after its counter read, so after the put. A hole is forgotten
+ * only once no put can land for it any more: ids are taken before any later id's put (so a higher
+ * category's createdAt bounds when the hole's id was taken), and an id is put within the
+ * idempotency window (24 h, ids reserved by an Idempotency-Key) plus a margin.
  *
- * Why a withdrawn create stays unlisted: a create that must fail deletes its own write. A delete
- * that removed something bumps `withdrawals` (and `version`), and a changed `withdrawals` makes a
- * cache read cold, which no longer sees it. A delete that failed (the store unreachable) marks the
- * id `withdrawing` instead, and lists hide marked ids: it never got a 201. An Idempotency-Key
- * repeat that does store it later commits with the mark removed. Left open: the delete succeeds
- * and the bump right after it fails; caches that had read the category keep it until recycled.
+ * Why a withdrawn create is not listed after its withdrawal: a cache may have read its put before
+ * the withdrawal deleted it. A create that must fail records the withdrawal first (a WITHDRAWN
+ * item, in its own partition: the counter may be what is failing), then deletes its write. A
+ * create withdraws within the Lambda timeout of its put, so a cache holding a category stored less
+ * than `settleMs` ago reads the withdrawals recorded since, on every list, and drops the ids named
+ * (unless stored again after the withdrawal, by an Idempotency-Key repeat).
  */
 import type { Category } from "../repositories/categories.ts";
 
 export interface CounterState {
   readonly epoch: string;
   readonly version: number;
-  readonly withdrawals: number;
   readonly lastId: number;
-  readonly withdrawing: readonly number[];
 }
 
 /** A category as read, with when it was stored (epoch ms; NaN when unknown). */
@@ -49,25 +47,33 @@ export interface Found {
   readonly createdAt: number;
 }
 
-export interface ListSnapshot {
-  readonly counter: CounterState;
-  /** Every category read, in id order, including ids being withdrawn. */
-  readonly stored: readonly Category[];
-  /** What a list answers: `stored` without the ids being withdrawn. */
-  readonly visible: readonly Category[];
-  /** Ids ≤ counter.lastId that were absent, each with the time after which none can land. */
-  readonly holes: ReadonlyMap<number, number>;
+/** A recorded withdrawal: the id, and when its create gave it up (epoch ms). */
+export interface Withdrawal {
+  readonly id: number;
+  readonly at: number;
 }
 
-export type Refresh =
-  | { readonly kind: "current" }
-  | { readonly kind: "cold"; readonly upTo: number }
-  | {
-      readonly kind: "incremental";
-      readonly above: number;
-      readonly upTo: number;
-      readonly holes: readonly number[];
-    };
+export interface ListSnapshot {
+  readonly counter: CounterState;
+  /** Every category read, in id order: what a list answers. */
+  readonly categories: readonly Category[];
+  /** Ids ≤ counter.lastId that were absent, each with the time after which none can land. */
+  readonly holes: ReadonlyMap<number, number>;
+  /** Ids stored less than `settleMs` before they were read, with their createdAt. */
+  readonly settling: ReadonlyMap<number, number>;
+}
+
+export interface Refresh {
+  /** What to read: nothing, everything up to `upTo`, or what changed since the cache. */
+  readonly kind: "current" | "cold" | "incremental";
+  /** Ids above this, up to `upTo`, are read with Queries. */
+  readonly above: number;
+  readonly upTo: number;
+  /** Ids to read one by one: the holes. */
+  readonly recheck: readonly number[];
+  /** Read the withdrawals recorded since this time, when the cache holds settling ids. */
+  readonly withdrawnSince: number | undefined;
+}
 
 /**
  * How long after its id was taken a category's put may still land: an id reserved by an
@@ -76,57 +82,103 @@ export type Refresh =
  */
 export const holeLifetimeMs = 25 * 60 * 60 * 1000;
 
-export const emptyCounter: CounterState = {
-  epoch: "0",
-  version: 0,
-  withdrawals: 0,
-  lastId: 0,
-  withdrawing: [],
-};
+/**
+ * How long after its put a create may still withdraw it: the Lambda timeout (10 s,
+ * infra/template.yaml) with ample room for clock skew between containers.
+ */
+export const settleMs = 60_000;
 
-export function planRefresh(snapshot: ListSnapshot | undefined, counter: CounterState): Refresh {
-  if (!snapshot) return { kind: "cold", upTo: counter.lastId };
-  const cached = snapshot.counter;
-  if (cached.epoch !== counter.epoch || cached.withdrawals !== counter.withdrawals) {
-    return { kind: "cold", upTo: counter.lastId };
+export const emptyCounter: CounterState = { epoch: "0", version: 0, lastId: 0 };
+
+export function planRefresh(
+  snapshot: ListSnapshot | undefined,
+  counter: CounterState,
+  now: number,
+): Refresh {
+  const cached = snapshot?.counter;
+  if (
+    !snapshot ||
+    !cached ||
+    cached.epoch !== counter.epoch ||
+    counter.version < cached.version ||
+    counter.lastId < cached.lastId
+  ) {
+    return { kind: "cold", above: 0, upTo: counter.lastId, recheck: [], withdrawnSince: recent(now) };
   }
-  if (cached.version === counter.version) return { kind: "current" };
-  if (counter.version < cached.version || counter.lastId < cached.lastId) {
-    return { kind: "cold", upTo: counter.lastId };
+  let oldest: number | undefined;
+  for (const createdAt of snapshot.settling.values()) {
+    if (createdAt + settleMs >= now) oldest = Math.min(oldest ?? createdAt, createdAt);
   }
+  // Withdrawals come after the put they take back; the margin covers clock skew.
+  const moved = cached.version !== counter.version;
+  const settlingSince = oldest === undefined ? undefined : oldest - settleMs;
+  // A refresh may find categories that are still settling: it reads the recent withdrawals too.
+  const withdrawnSince = moved ? Math.min(settlingSince ?? Infinity, recent(now)) : settlingSince;
   return {
-    kind: "incremental",
+    kind: moved ? "incremental" : "current",
     above: cached.lastId,
-    upTo: counter.lastId,
-    holes: [...snapshot.holes.keys()],
+    upTo: moved ? counter.lastId : cached.lastId,
+    recheck: moved ? [...snapshot.holes.keys()] : [],
+    withdrawnSince,
   };
 }
 
-/** The snapshot after `refresh` has read `found` (in any order). */
+/** Since when a withdrawal can concern a category stored in the last `settleMs`. */
+function recent(now: number): number {
+  return now - 2 * settleMs;
+}
+
+/** The snapshot after `refresh` has read `found` (in any order) and `withdrawn`. */
 export function applyRefresh(
   snapshot: ListSnapshot | undefined,
   counter: CounterState,
   refresh: Refresh,
   found: readonly Found[],
+  withdrawn: readonly Withdrawal[],
   now: number,
 ): ListSnapshot {
-  if (refresh.kind === "current" && snapshot) return snapshot;
+  const base = refresh.kind === "cold" ? undefined : snapshot;
+  if (base && refresh.kind === "current" && withdrawn.length === 0) {
+    return expireSettling(base, now);
+  }
   const sorted = [...found].sort((a, b) => a.category.id - b.category.id);
-  const base = refresh.kind === "incremental" ? snapshot : undefined;
   const foundIds = new Set(sorted.map((entry) => entry.category.id));
   const holes = new Map<number, number>();
   for (const [id, until] of base?.holes ?? []) {
     if (!foundIds.has(id) && until >= now) holes.set(id, until);
   }
-  const low = refresh.kind === "incremental" ? refresh.above + 1 : 1;
-  addGaps(holes, sorted, low, counter.lastId, now);
-  const stored = mergeById(
-    base?.stored ?? [],
-    sorted.map((entry) => entry.category),
-  );
-  const hidden = new Set(counter.withdrawing);
-  const visible = hidden.size === 0 ? stored : stored.filter((c) => !hidden.has(c.id));
-  return { counter, stored, visible, holes };
+  addGaps(holes, sorted, refresh.above + 1, refresh.upTo, now);
+  const settling = new Map<number, number>();
+  for (const [id, createdAt] of base?.settling ?? []) settling.set(id, createdAt);
+  for (const { category, createdAt } of sorted) {
+    if (createdAt + settleMs >= now) settling.set(category.id, createdAt);
+  }
+  // A withdrawal names a put made before it; a later put of that id (a repeat) stands.
+  const gone = new Set<number>();
+  for (const { id, at } of withdrawn) {
+    const createdAt = settling.get(id);
+    if (createdAt !== undefined && createdAt <= at) {
+      gone.add(id);
+      settling.delete(id);
+      holes.set(id, createdAt + holeLifetimeMs);
+    }
+  }
+  for (const [id, createdAt] of settling) if (createdAt + settleMs < now) settling.delete(id);
+  const kept =
+    gone.size > 0
+      ? (base?.categories ?? []).filter((c) => !gone.has(c.id))
+      : (base?.categories ?? []);
+  const added = sorted.map((entry) => entry.category).filter((c) => !gone.has(c.id));
+  const counterNow = refresh.kind === "current" && base ? base.counter : counter;
+  return { counter: counterNow, categories: mergeById(kept, added), holes, settling };
+}
+
+function expireSettling(snapshot: ListSnapshot, now: number): ListSnapshot {
+  const expired = [...snapshot.settling].filter(([, createdAt]) => createdAt + settleMs < now);
+  if (expired.length === 0) return snapshot;
+  const settling = new Map(snapshot.settling);
+  for (const [id] of expired) settling.delete(id);
+  return { ...snapshot, settling };
 }
 
 /**

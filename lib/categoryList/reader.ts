@@ -3,7 +3,7 @@
  * steps: `version()` reads the counter (one read unit), which is all a 304 needs; `categories()`
  * then brings the cache up to that version, reading only what changed, and answers from it.
  * The counter read must come first: a create landing between the two only makes the next list
- * refresh again, never miss it.
+ * refresh again, never miss it. For a minute after a create, lists also read the withdrawals.
  */
 import type { Clock } from "../clock.ts";
 import type { Category } from "../repositories/categories.ts";
@@ -38,31 +38,28 @@ export class CategoryList implements CategoryListing {
 
   async categories(counter: CounterState, deadline: number): Promise<readonly Category[]> {
     const snapshot = this.#snapshot;
-    const refresh = planRefresh(snapshot, counter);
-    const found = await this.#read(refresh, deadline);
-    const next = applyRefresh(snapshot, counter, refresh, found, this.#now());
+    const now = this.#now();
+    const refresh = planRefresh(snapshot, counter, now);
+    const since = refresh.withdrawnSince;
+    const [found, withdrawn] = await Promise.all([
+      this.#read(refresh, deadline),
+      since === undefined ? [] : this.#source.readWithdrawn(since, deadline),
+    ]);
+    const next = applyRefresh(snapshot, counter, refresh, found, withdrawn, now);
     // Concurrent lists (the local server) may finish out of order: keep the newest state.
     const kept = this.#snapshot?.counter;
     if (!kept || kept.epoch !== next.counter.epoch || kept.version <= next.counter.version) {
       this.#snapshot = next;
     }
-    return next.visible;
+    return next.categories;
   }
 
   async #read(refresh: Refresh, deadline: number): Promise<readonly Found[]> {
-    switch (refresh.kind) {
-      case "current":
-        return [];
-      case "cold":
-        return this.#readRange(1, refresh.upTo, deadline);
-      case "incremental": {
-        const [above, holes] = await Promise.all([
-          this.#readRange(refresh.above + 1, refresh.upTo, deadline),
-          refresh.holes.length > 0 ? this.#source.readIds(refresh.holes, deadline) : [],
-        ]);
-        return [...above, ...holes];
-      }
-    }
+    const [above, rechecked] = await Promise.all([
+      this.#readRange(refresh.above + 1, refresh.upTo, deadline),
+      refresh.recheck.length > 0 ? this.#source.readIds(refresh.recheck, deadline) : [],
+    ]);
+    return [...above, ...rechecked];
   }
 
   /** Ids [low, high] as parallel `sk BETWEEN` Queries, at most `maxParts` at once. */

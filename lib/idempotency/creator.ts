@@ -66,7 +66,7 @@ export class IdempotentCreator implements IdempotentCreation {
       const id = (reservedId ??= await this.#reserveId(claimed, deadline));
       const earlier = await this.#categories.get(id, deadline);
       // An earlier attempt stored it and may have died before committing it (lib/categoryList/).
-      if (earlier) await this.#categories.commit(id, deadline);
+      if (earlier) await this.#categories.commit(deadline);
       const category = earlier ?? (await this.#categories.put(id, input, owner, deadline));
       if (!(await this.#records.complete(claimed.key, owner, category, deadline))) {
         throw errors.idempotencyInProgress();

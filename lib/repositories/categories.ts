@@ -33,7 +33,7 @@ export interface CategoryRepository {
    * Makes a stored category visible to list caches (bumps the list version): the last step of a
    * create before its 201 (lib/categoryList/cache.ts).
    */
-  commit(id: number, deadline: number): Promise<void>;
+  commit(deadline: number): Promise<void>;
 }
 
 /**
@@ -41,8 +41,10 @@ export interface CategoryRepository {
  * the margin the deadline keeps before the Lambda timeout (lib/middleware.ts, 300 ms).
  */
 const withdrawBudgetMs = 200;
-/** The part of that budget kept for the counter update after the delete. */
-const counterUpdateMs = 80;
+/** When each withdrawal step must be done by, from the start of the withdrawal. */
+const withdrawShareMs = { record: 80, delete: 150 } as const;
+/** Lists read withdrawals for a minute after a create (settleMs); DynamoDB TTL removes them later. */
+const withdrawalRecordSeconds = 24 * 60 * 60;
 
 export class CategoryStore extends TableRepository implements CategoryRepository {
   async list(deadline: number): Promise<Category[]> {
@@ -72,7 +74,7 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
-      await this.commit(id, deadline);
+      await this.commit(deadline);
       return stored;
     } catch (failure) {
       // An earlier attempt may have landed with its answer lost (a reset, a timeout, a 5xx)
@@ -94,15 +96,10 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     }
   }
 
-  async commit(id: number, deadline: number): Promise<void> {
-    // Also ends any earlier withdrawal of this id: an Idempotency-Key repeat may store it again.
+  async commit(deadline: number): Promise<void> {
     await this.table.update(
       keys.categoryCounter,
-      {
-        text: "ADD version :one REMOVE #w",
-        names: { "#w": withdrawingAttribute(id) },
-        values: { ":one": 1 },
-      },
+      { text: "ADD version :one", values: { ":one": 1 } },
       deadline,
     );
   }
@@ -136,45 +133,38 @@ export class CategoryStore extends TableRepository implements CategoryRepository
   }
 
   /**
-   * Best effort: deletes this request's own write under `id`, if it landed (conditional on the
-   * request id, so it can never remove another request's category). It runs after the deadline,
-   * in the margin the deadline keeps before the Lambda timeout, so the delete goes first. A
-   * category that was there may be in list caches: a delete that removed it bumps `withdrawals`,
-   * which makes every cache read afresh. A delete that failed leaves it unknown whether the write
-   * landed: the id is then marked withdrawing on the counter, and lists hide it
-   * (lib/categoryList/cache.ts). The mark stays unless an Idempotency-Key repeat commits the id.
+   * Best effort: takes back this request's own write under `id`, which may have landed, and may
+   * already be in list caches (lib/categoryList/cache.ts). It runs after the deadline, in the margin
+   * the deadline keeps before the Lambda timeout, in three steps with a share of it each:
+   *   1. record the withdrawal (a WITHDRAWN item): lists that may hold the category drop it;
+   *   2. delete it (conditional on the request id: never another request's category);
+   *   3. after a delete, bump the list version so every cache refreshes.
+   * The record lives in its own partition, not on the counter, so it is written even when the
+   * counter's partition is what is failing (the commit that failed may be why we are here).
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
-    const deadline = this.now() + withdrawBudgetMs;
-    const bump = "ADD version :one, withdrawals :one";
-    let deleted: boolean;
-    try {
-      // The delete's retries may not use up the budget: the counter update after it needs time.
-      deleted = await conditionHeld(
-        this.table.delete(keys.category(id), deadline - counterUpdateMs, {
-          text: "requestId = :me",
-          values: { ":me": requestId },
-        }),
-      );
-    } catch {
-      deleted = false;
-      await this.#quietly(() =>
-        this.table.update(
-          keys.categoryCounter,
-          {
-            text: `SET #w = :now ${bump}`,
-            names: { "#w": withdrawingAttribute(id) },
-            values: { ":one": 1, ":now": this.now() },
-          },
-          deadline,
-        ),
-      );
-    }
-    if (deleted) {
-      await this.#quietly(() =>
-        this.table.update(keys.categoryCounter, { text: bump, values: { ":one": 1 } }, deadline),
-      );
-    }
+    const start = this.now();
+    await this.#quietly(() =>
+      this.table.put(
+        keys.withdrawal(start, id),
+        { id, at: start, ttl: Math.floor(start / 1000) + withdrawalRecordSeconds },
+        start + withdrawShareMs.record,
+      ),
+    );
+    const deleted = await conditionHeld(
+      this.table.delete(keys.category(id), start + withdrawShareMs.delete, {
+        text: "requestId = :me",
+        values: { ":me": requestId },
+      }),
+    ).catch(() => false);
+    if (!deleted) return;
+    await this.#quietly(() =>
+      this.table.update(
+        keys.categoryCounter,
+        { text: "ADD version :one", values: { ":one": 1 } },
+        start + withdrawBudgetMs,
+      ),
+    );
   }
 
   /** The error the client hears is the create's own: a failing cleanup adds nothing to it. */
@@ -186,12 +176,6 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     }
   }
 }
-
-/** The counter attribute marking a withdrawal of `id` in progress (lib/categoryList/cache.ts). */
-export function withdrawingAttribute(id: number): string {
-  return `${withdrawingPrefix}${id}`;
-}
-export const withdrawingPrefix = "withdrawing#";
 
 export function toCategory(item: Item): Category {
   const description = text(item, "description");

@@ -3,21 +3,23 @@
  * version, and categories by id range or by id. All strongly consistent: a list must see every
  * create answered 201 before it began.
  */
-import type { CounterState, Found } from "../categoryList/cache.ts";
+import type { CounterState, Found, Withdrawal } from "../categoryList/cache.ts";
 import { emptyCounter } from "../categoryList/cache.ts";
 import type { Item } from "../dynamodb.ts";
 import { num, text } from "../table/item.ts";
-import { categorySortKey, keys, partitions } from "../table/schema.ts";
-import { toCategory, withdrawingPrefix } from "./categories.ts";
+import { categorySortKey, keys, partitions, withdrawalTimeKey } from "../table/schema.ts";
+import { toCategory } from "./categories.ts";
 import { TableRepository } from "./tableRepository.ts";
 
 export interface CategoryListSource {
-  /** The counter: last id taken, list version, withdrawals (one read unit). */
+  /** The counter: last id taken and list version (one read unit). */
   readCounter(deadline: number): Promise<CounterState>;
   /** The categories with ids in [low, high], in id order. */
   readRange(low: number, high: number, deadline: number): Promise<Found[]>;
   /** The categories under these ids that exist, in any order. */
   readIds(ids: readonly number[], deadline: number): Promise<Found[]>;
+  /** The withdrawals recorded after `since` (epoch ms). */
+  readWithdrawn(since: number, deadline: number): Promise<Withdrawal[]>;
 }
 
 const listed = ["id", "name", "description", "createdAt"];
@@ -29,11 +31,7 @@ export class CategoryReader extends TableRepository implements CategoryListSourc
     return {
       epoch: text(item, "epoch") ?? emptyCounter.epoch,
       version: num(item, "version") ?? 0,
-      withdrawals: num(item, "withdrawals") ?? 0,
       lastId: num(item, "value") ?? 0,
-      withdrawing: Object.keys(item)
-        .filter((name) => name.startsWith(withdrawingPrefix))
-        .map((name) => Number(name.slice(withdrawingPrefix.length))),
     };
   }
 
@@ -53,6 +51,19 @@ export class CategoryReader extends TableRepository implements CategoryListSourc
   async readIds(ids: readonly number[], deadline: number): Promise<Found[]> {
     const items = await this.table.batchGet(ids.map(keys.category), deadline, listed);
     return items.map(toFound);
+  }
+
+  async readWithdrawn(since: number, deadline: number): Promise<Withdrawal[]> {
+    const items = await this.table.queryAll(
+      {
+        partition: partitions.withdrawn,
+        range: { above: withdrawalTimeKey(since) },
+        consistent: true,
+        projection: ["id", "at"],
+      },
+      deadline,
+    );
+    return items.map((item) => ({ id: num(item, "id") ?? Number.NaN, at: num(item, "at") ?? 0 }));
   }
 }
 

@@ -4,7 +4,8 @@
  *
  *   item type     pk                                  sk                                 attributes
  *   category      "CATEGORY"                          id, 16 digits zero-padded          id N, name S, description S?, createdAt S, requestId S
- *   id counter    "COUNTER"                           "category"                         value N (last id handed out)
+ *   id counter    "COUNTER"                           "category"                         value N (last id handed out), version N, epoch S
+ *   withdrawal    "WITHDRAWN"                         ms, 15 digits zero-padded, "#", id id N, at N, ttl N
  *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
  *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   the Idempotency-Key                fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
  *
@@ -24,6 +25,7 @@ export const partitions = {
   category: "CATEGORY",
   counter: "COUNTER",
   apiKey: "APIKEY",
+  withdrawn: "WITHDRAWN",
   idempotency: (scope: string): string => `IDEMPOTENCY#${scope}`,
 } as const;
 
@@ -32,10 +34,20 @@ export function categorySortKey(id: number): string {
   return String(id).padStart(16, "0");
 }
 
+/** Zero-padded epoch ms, so string order of withdrawal sort keys is time order. */
+export function withdrawalTimeKey(at: number): string {
+  return String(Math.max(0, Math.floor(at))).padStart(15, "0");
+}
+
 export const keys = {
   category: (id: number): Key => ({ pk: partitions.category, sk: categorySortKey(id) }),
   categoryCounter: { pk: partitions.counter, sk: "category" } as Key,
   apiKey: (keyHash: string): Key => ({ pk: partitions.apiKey, sk: keyHash }),
+  /** Time first, so lists can read the withdrawals since a moment (lib/categoryList/cache.ts). */
+  withdrawal: (at: number, id: number): Key => ({
+    pk: partitions.withdrawn,
+    sk: `${withdrawalTimeKey(at)}#${id}`,
+  }),
   idempotency: (scope: string, idempotencyKey: string): Key => ({
     pk: partitions.idempotency(scope),
     sk: idempotencyKey,

@@ -1,74 +1,94 @@
 import { describe, expect, it } from "vitest";
-import type { CounterState, Found, ListSnapshot } from "../../../lib/categoryList/cache.ts";
+import type {
+  CounterState,
+  Found,
+  ListSnapshot,
+  Withdrawal,
+} from "../../../lib/categoryList/cache.ts";
 import {
   applyRefresh,
   emptyCounter,
   holeLifetimeMs,
   planRefresh,
+  settleMs,
 } from "../../../lib/categoryList/cache.ts";
 
 const now = Date.parse("2026-11-22T12:00:00Z");
+/** Long enough ago that its create has settled. */
+const old = now - 2 * settleMs;
 const counter = (changes: Partial<CounterState>): CounterState => ({
   ...emptyCounter,
   epoch: "e1",
   ...changes,
 });
-const found = (id: number, createdAt = now): Found => ({
+const found = (id: number, createdAt = old): Found => ({
   category: { id, name: `c${id}` },
   createdAt,
 });
-const ids = (snapshot: ListSnapshot): number[] => snapshot.visible.map((c) => c.id);
+const ids = (snapshot: ListSnapshot): number[] => snapshot.categories.map((c) => c.id);
+const step = (
+  snapshot: ListSnapshot | undefined,
+  at: CounterState,
+  read: readonly Found[],
+  withdrawn: readonly Withdrawal[] = [],
+  time = now,
+): ListSnapshot =>
+  applyRefresh(snapshot, at, planRefresh(snapshot, at, time), read, withdrawn, time);
 
 /** A cold read of ids 1..6 where 5 has not landed yet. */
 function coldSnapshot(): ListSnapshot {
   const at = counter({ version: 5, lastId: 6 });
-  const plan = planRefresh(undefined, at);
-  expect(plan).toEqual({ kind: "cold", upTo: 6 });
-  return applyRefresh(
+  expect(planRefresh(undefined, at, now)).toMatchObject({
+    kind: "cold",
+    above: 0,
+    upTo: 6,
+    withdrawnSince: now - 2 * settleMs,
+  });
+  return step(
     undefined,
     at,
-    plan,
     [1, 2, 3, 4, 6].map((id) => found(id)),
-    now,
   );
 }
 
 describe("a list reads only when the store's version moved", () => {
-  it("serves the cache while the version is unchanged", () => {
+  it("serves the cache while the version is unchanged, reading nothing more", () => {
     const snapshot = coldSnapshot();
-    const plan = planRefresh(snapshot, snapshot.counter);
-    expect(plan).toEqual({ kind: "current" });
-    expect(applyRefresh(snapshot, snapshot.counter, plan, [], now)).toBe(snapshot);
+    const plan = planRefresh(snapshot, snapshot.counter, now);
+    expect(plan).toEqual({
+      kind: "current",
+      above: 6,
+      upTo: 6,
+      recheck: [],
+      withdrawnSince: undefined,
+    });
+    expect(applyRefresh(snapshot, snapshot.counter, plan, [], [], now)).toBe(snapshot);
   });
 
-  it("reads cold without a cache, after a withdrawal, or from a recreated table", () => {
+  it("reads cold without a cache, or from a recreated table", () => {
     const snapshot = coldSnapshot();
-    expect(planRefresh(snapshot, { ...snapshot.counter, version: 7, withdrawals: 1 }).kind).toBe(
+    expect(planRefresh(snapshot, { ...snapshot.counter, epoch: "e2" }, now).kind).toBe("cold");
+    expect(planRefresh(snapshot, { ...snapshot.counter, version: 1, lastId: 1 }, now).kind).toBe(
       "cold",
     );
-    expect(planRefresh(snapshot, { ...snapshot.counter, epoch: "e2" }).kind).toBe("cold");
-    expect(planRefresh(snapshot, { ...snapshot.counter, version: 1, lastId: 1 }).kind).toBe("cold");
   });
 
   it("after creates reads the ids above the cached ones and the holes below", () => {
     const snapshot = coldSnapshot();
     expect([...snapshot.holes.keys()]).toEqual([5]);
     const next = counter({ version: 7, lastId: 8 });
-    expect(planRefresh(snapshot, next)).toEqual({
+    expect(planRefresh(snapshot, next, now)).toMatchObject({
       kind: "incremental",
       above: 6,
       upTo: 8,
-      holes: [5],
+      recheck: [5],
     });
   });
 });
 
 describe("ids landing out of order are listed once they land", () => {
   it("merges a hole's late put into id order and forgets the hole", () => {
-    const snapshot = coldSnapshot();
-    const next = counter({ version: 7, lastId: 8 });
-    const plan = planRefresh(snapshot, next);
-    const after = applyRefresh(snapshot, next, plan, [found(8), found(5)], now);
+    const after = step(coldSnapshot(), counter({ version: 7, lastId: 8 }), [found(8), found(5)]);
     expect(ids(after)).toEqual([1, 2, 3, 4, 5, 6, 8]);
     expect([...after.holes.keys()]).toEqual([7]);
   });
@@ -76,43 +96,43 @@ describe("ids landing out of order are listed once they land", () => {
 
 describe("a hole is kept only while a put may still land for it", () => {
   it("drops holes whose id was taken before a category stored over 25 h ago", () => {
-    const at = counter({ version: 3, lastId: 4 });
-    const old = now - holeLifetimeMs - 1;
-    const snapshot = applyRefresh(
-      undefined,
-      at,
-      planRefresh(undefined, at),
-      [found(2, old), found(4)],
-      now,
-    );
-    expect([...snapshot.holes.keys()].sort()).toEqual([3]);
+    const ancient = now - holeLifetimeMs - 1;
+    const snapshot = step(undefined, counter({ version: 3, lastId: 4 }), [
+      found(2, ancient),
+      found(4),
+    ]);
+    expect([...snapshot.holes.keys()]).toEqual([3]);
   });
 
   it("expires a kept hole once its time has passed", () => {
-    const snapshot = coldSnapshot();
-    const next = counter({ version: 6, lastId: 6 });
-    const later = applyRefresh(
-      snapshot,
-      next,
-      planRefresh(snapshot, next),
-      [],
-      now + holeLifetimeMs + 1,
-    );
-    expect(later.holes.size).toBe(0);
+    const later = now + holeLifetimeMs + 1;
+    const after = step(coldSnapshot(), counter({ version: 6, lastId: 6 }), [], [], later);
+    expect(after.holes.size).toBe(0);
   });
 });
 
-describe("ids being withdrawn are never listed", () => {
-  it("hides them from the answer while keeping what was read", () => {
-    const at = counter({ version: 2, lastId: 2, withdrawing: [2] });
-    const snapshot = applyRefresh(
-      undefined,
-      at,
-      planRefresh(undefined, at),
-      [found(1), found(2)],
-      now,
-    );
-    expect(ids(snapshot)).toEqual([1]);
-    expect(snapshot.stored.map((c) => c.id)).toEqual([1, 2]);
+describe("a cache holding a just-stored category reads the withdrawals until it has settled", () => {
+  const at = counter({ version: 2, lastId: 2 });
+  const fresh = (): ListSnapshot => step(undefined, at, [found(1), found(2, now)]);
+
+  it("asks for the withdrawals since before the newest put, and stops once it has settled", () => {
+    expect(planRefresh(fresh(), at, now + 1)).toMatchObject({
+      kind: "current",
+      withdrawnSince: now - settleMs,
+    });
+    const settled = step(fresh(), at, [], [], now + settleMs + 1);
+    expect(planRefresh(settled, at, now + settleMs + 2).withdrawnSince).toBeUndefined();
+  });
+
+  it("drops a withdrawn id, even with the version unchanged, and keeps it as a hole", () => {
+    const after = step(fresh(), at, [], [{ id: 2, at: now + 5 }], now + 10);
+    expect(ids(after)).toEqual([1]);
+    expect([...after.holes.keys()]).toEqual([2]);
+  });
+
+  it("keeps an id stored again after its withdrawal (an Idempotency-Key repeat)", () => {
+    const at2 = counter({ version: 3, lastId: 2 });
+    const after = step(fresh(), at2, [], [{ id: 2, at: now - 5 }], now + 10);
+    expect(ids(after)).toEqual([1, 2]);
   });
 });
