@@ -103,7 +103,13 @@ export function planRefresh(
     counter.version < cached.version ||
     counter.lastId < cached.lastId
   ) {
-    return { kind: "cold", above: 0, upTo: counter.lastId, recheck: [], withdrawnSince: recent(now) };
+    return {
+      kind: "cold",
+      above: 0,
+      upTo: counter.lastId,
+      recheck: [],
+      withdrawnSince: recent(now),
+    };
   }
   let oldest: number | undefined;
   for (const createdAt of snapshot.settling.values()) {
