@@ -4,33 +4,35 @@
  *
  * The counter item (pk COUNTER, sk category; tiny, one read unit to read consistently) holds
  *   value    the last id handed out (ids only grow)
- *   version  bumped by every committed create (and by a withdrawal that deleted something)
+ *   version  bumped with every id taken (the same UpdateItem: no write of its own), by an
+ *            Idempotency-Key repeat that stores an id taken earlier, and by a withdrawal
  *   epoch    when the counter was first written (a recreated table starts a new one)
  *
- * A create takes id k (ADD value), puts the category, then commits (ADD version) and only then
- * answers 201. A list reads the counter first, then, against its cache:
+ * A list reads the counter first, then, against its cache:
  *   - no cache, or another epoch: cold read of ids [1, value] in parallel ranges (./ranges.ts);
- *   - the version moved: ids in (cached value, value], plus the holes, ids ≤ the cached value
- *     that were absent (they catch puts landing out of order: id 5's put lands after id 6 was
- *     listed);
- *   - with every refresh, and with every list while the cache holds a category stored less than
- *     `settleMs` ago: the withdrawals recorded lately (one Query of the WITHDRAWN partition).
+ *   - the version moved: ids in (cached value, value], plus every hole (an id ≤ the cached value
+ *     that was absent: its put may land late, out of order);
+ *   - the version unchanged: the holes found in the last `settleMs` only (puts still in flight);
+ *   - with every refresh, and while the cache holds a category stored in the last `settleMs`:
+ *     the withdrawals recorded lately (one Query of the WITHDRAWN partition).
  * With nothing created in the last `settleMs`, an unchanged version is one read unit in all.
  *
- * Why a list never misses a category whose 201 was sent before it began: that 201 followed the
- * commit, which followed the put. So the list's counter read sees a version at least that
- * commit's. If it equals the cache's version, the cache's counter read came after the commit, and
- * its item reads after that, so they saw the put. If not, the list reads every id above the cached
- * value and every hole below it, after its counter read, so after the put. A hole is forgotten
- * only once no put can land for it any more: ids are taken before any later id's put (so a higher
- * category's createdAt bounds when the hole's id was taken), and an id is put within the
- * idempotency window (24 h, ids reserved by an Idempotency-Key) plus a margin.
+ * Why a list never misses a category whose 201 was sent before it began: the create took its id
+ * (bumping the version), stored it, then answered. So the list's counter read sees a version at
+ * least that id take's. If it differs from the cache's, the list reads every id above the cached
+ * value and every hole below it, after its counter read, so after the put. If it equals it, the
+ * cache's counter read came after the id take, so the id is in the cache or a hole there; a
+ * create stores its id within the Lambda timeout of taking it, so that hole is at most `settleMs`
+ * old and is read again. (A repeat storing an id taken by an earlier request bumps the version.)
+ * A hole is forgotten only once no put can land for it any more: ids are taken before any later
+ * id's put (so a higher category's createdAt bounds when the hole's id was taken), and an id is
+ * put within the idempotency window (24 h) plus a margin.
  *
  * Why a withdrawn create is not listed after its withdrawal: a cache may have read its put before
  * the withdrawal deleted it. A create that must fail records the withdrawal first (a WITHDRAWN
- * item, in its own partition: the counter may be what is failing), then deletes its write. A
- * create withdraws within the Lambda timeout of its put, so a cache holding a category stored less
- * than `settleMs` ago reads the withdrawals recorded since, on every list, and drops the ids named
+ * item, in its own partition: the counter's may be what is failing), then deletes its write. It
+ * does so within the Lambda timeout of its put, so a cache holding a category stored in the last
+ * `settleMs` reads the withdrawals recorded since, on every list, and drops the ids named
  * (unless stored again after the withdrawal, by an Idempotency-Key repeat).
  */
 import type { Category } from "../repositories/categories.ts";
@@ -53,12 +55,20 @@ export interface Withdrawal {
   readonly at: number;
 }
 
+/** An id taken and not (yet) stored. */
+export interface Hole {
+  /** After this (epoch ms) no put can land for it any more. */
+  readonly until: number;
+  /** When this cache first found it missing: a put in flight lands within `settleMs` of it. */
+  readonly seen: number;
+}
+
 export interface ListSnapshot {
   readonly counter: CounterState;
   /** Every category read, in id order: what a list answers. */
   readonly categories: readonly Category[];
-  /** Ids ≤ counter.lastId that were absent, each with the time after which none can land. */
-  readonly holes: ReadonlyMap<number, number>;
+  /** Ids ≤ counter.lastId that were absent. */
+  readonly holes: ReadonlyMap<number, Hole>;
   /** Ids stored less than `settleMs` before they were read, with their createdAt. */
   readonly settling: ReadonlyMap<number, number>;
 }
@@ -69,7 +79,7 @@ export interface Refresh {
   /** Ids above this, up to `upTo`, are read with Queries. */
   readonly above: number;
   readonly upTo: number;
-  /** Ids to read one by one: the holes. */
+  /** Ids to read one by one: every hole when the version moved, else the recent ones. */
   readonly recheck: readonly number[];
   /** Read the withdrawals recorded since this time, when the cache holds settling ids. */
   readonly withdrawnSince: number | undefined;
@@ -124,7 +134,9 @@ export function planRefresh(
     kind: moved ? "incremental" : "current",
     above: cached.lastId,
     upTo: moved ? counter.lastId : cached.lastId,
-    recheck: moved ? [...snapshot.holes.keys()] : [],
+    recheck: [...snapshot.holes]
+      .filter(([, hole]) => moved || hole.seen + settleMs >= now)
+      .map(([id]) => id),
     withdrawnSince,
   };
 }
@@ -144,14 +156,14 @@ export function applyRefresh(
   now: number,
 ): ListSnapshot {
   const base = refresh.kind === "cold" ? undefined : snapshot;
-  if (base && refresh.kind === "current" && withdrawn.length === 0) {
+  if (base && refresh.kind === "current" && found.length === 0 && withdrawn.length === 0) {
     return expireSettling(base, now);
   }
   const sorted = [...found].sort((a, b) => a.category.id - b.category.id);
   const foundIds = new Set(sorted.map((entry) => entry.category.id));
-  const holes = new Map<number, number>();
-  for (const [id, until] of base?.holes ?? []) {
-    if (!foundIds.has(id) && until >= now) holes.set(id, until);
+  const holes = new Map<number, Hole>();
+  for (const [id, hole] of base?.holes ?? []) {
+    if (!foundIds.has(id) && hole.until >= now) holes.set(id, hole);
   }
   addGaps(holes, sorted, refresh.above + 1, refresh.upTo, now);
   const settling = new Map<number, number>();
@@ -166,7 +178,7 @@ export function applyRefresh(
     if (createdAt !== undefined && createdAt <= at) {
       gone.add(id);
       settling.delete(id);
-      holes.set(id, createdAt + holeLifetimeMs);
+      holes.set(id, { until: createdAt + holeLifetimeMs, seen: now });
     }
   }
   for (const [id, createdAt] of settling) if (createdAt + settleMs < now) settling.delete(id);
@@ -192,7 +204,7 @@ function expireSettling(snapshot: ListSnapshot, now: number): ListSnapshot {
  * a category above it (its id was taken before that one's) plus the hole lifetime.
  */
 function addGaps(
-  holes: Map<number, number>,
+  holes: Map<number, Hole>,
   found: readonly Found[],
   low: number,
   high: number,
@@ -207,7 +219,7 @@ function addGaps(
     }
     if (found[index]?.category.id === id) continue;
     const until = takenBy + holeLifetimeMs;
-    if (until >= now) holes.set(id, until);
+    if (until >= now) holes.set(id, { until, seen: now });
   }
 }
 

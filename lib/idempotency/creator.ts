@@ -64,10 +64,12 @@ export class IdempotentCreator implements IdempotentCreation {
     let reservedId = claimed.reservedId;
     try {
       const id = (reservedId ??= await this.#reserveId(claimed, deadline));
-      const earlier = await this.#categories.get(id, deadline);
-      // An earlier attempt stored it and may have died before committing it (lib/categoryList/).
-      if (earlier) await this.#categories.commit(deadline);
-      const category = earlier ?? (await this.#categories.put(id, input, owner, deadline));
+      const category =
+        (await this.#categories.get(id, deadline)) ??
+        (await this.#categories.put(id, input, owner, deadline));
+      // An id taken by an earlier attempt bumped the list version back then: bump it again, so
+      // list caches look for this id (lib/categoryList/cache.ts).
+      if (claimed.reservedId !== undefined) await this.#categories.commit(deadline);
       if (!(await this.#records.complete(claimed.key, owner, category, deadline))) {
         throw errors.idempotencyInProgress();
       }

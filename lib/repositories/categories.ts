@@ -30,8 +30,8 @@ export interface CategoryRepository {
   /** Takes the next id from the counter; an id taken and never stored is a gap, not a reuse. */
   nextId(deadline: number): Promise<number>;
   /**
-   * Makes a stored category visible to list caches (bumps the list version): the last step of a
-   * create before its 201 (lib/categoryList/cache.ts).
+   * Bumps the list version (lib/categoryList/cache.ts): after every put (best effort, for the
+   * ETag), and, required, after a put under an id an earlier request took (Idempotency-Key).
    */
   commit(deadline: number): Promise<void>;
 }
@@ -74,14 +74,16 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
-      await this.commit(deadline);
-      return stored;
     } catch (failure) {
       // An earlier attempt may have landed with its answer lost (a reset, a timeout, a 5xx)
       // before this failure: the client is about to hear an error, so nothing may stay listed.
       await this.#withdraw(id, requestId);
       throw failure;
     }
+    // Moves the list's ETag past any tag sent while this put was in flight. Best effort: lists
+    // find the category without it (lib/categoryList/cache.ts), so its failure fails nothing.
+    await this.#quietly(() => this.commit(deadline));
+    return stored;
   }
 
   /** A conditional put; a retried put whose first attempt landed is recognised as our own. */
@@ -113,7 +115,8 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     const attributes = await this.table.update(
       keys.categoryCounter,
       {
-        text: "ADD #v :one SET epoch = if_not_exists(epoch, :now)",
+        // Taking an id is what bumps the list version: no write of its own (cache.ts).
+        text: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
         names: { "#v": "value" },
         values: { ":one": 1, ":now": this.now().toString(36) },
       },
@@ -140,7 +143,7 @@ export class CategoryStore extends TableRepository implements CategoryRepository
    *   2. delete it (conditional on the request id: never another request's category);
    *   3. after a delete, bump the list version so every cache refreshes.
    * The record lives in its own partition, not on the counter, so it is written even when the
-   * counter's partition is what is failing (the commit that failed may be why we are here).
+   * counter's partition is what is failing.
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
     const start = this.now();

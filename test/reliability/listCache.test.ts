@@ -88,7 +88,8 @@ describe("after creates a list reads only the new ids and the holes", () => {
     expect(await a.ids()).toEqual([1, 3]);
     await writer.put(two, { name: "two" }, "r-two", soon());
     expect(await a.ids()).toEqual([1, 2, 3]);
-    expect(a.reads.sort()).toEqual(["counter", "ids 2", "withdrawn"]);
+    // Storing id 2 moved no version: the hole, found under a minute ago, is read again anyway.
+    expect(a.reads).toEqual(["counter", "ids 2"]);
     await create("four");
     expect(await a.ids()).toEqual([1, 2, 3, 4]);
     expect(a.reads.sort()).toEqual(["counter", "range 4-4", "withdrawn"]);

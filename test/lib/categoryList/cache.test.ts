@@ -54,7 +54,8 @@ function coldSnapshot(): ListSnapshot {
 describe("a list reads only when the store's version moved", () => {
   it("serves the cache while the version is unchanged, reading nothing more", () => {
     const snapshot = coldSnapshot();
-    const plan = planRefresh(snapshot, snapshot.counter, now);
+    const later = now + settleMs + 1;
+    const plan = planRefresh(snapshot, snapshot.counter, later);
     expect(plan).toEqual({
       kind: "current",
       above: 6,
@@ -62,7 +63,18 @@ describe("a list reads only when the store's version moved", () => {
       recheck: [],
       withdrawnSince: undefined,
     });
-    expect(applyRefresh(snapshot, snapshot.counter, plan, [], [], now)).toBe(snapshot);
+    expect(applyRefresh(snapshot, snapshot.counter, plan, [], [], later)).toBe(snapshot);
+  });
+
+  it("reads a hole found under a minute ago again, the version unchanged (a put in flight)", () => {
+    const snapshot = coldSnapshot();
+    expect(planRefresh(snapshot, snapshot.counter, now + 1)).toMatchObject({
+      kind: "current",
+      recheck: [5],
+    });
+    const after = step(snapshot, snapshot.counter, [found(5, now)], [], now + 1);
+    expect(ids(after)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(after.holes.size).toBe(0);
   });
 
   it("reads cold without a cache, or from a recreated table", () => {
