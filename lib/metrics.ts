@@ -34,8 +34,8 @@ export const metricNames = {
 export interface MetricsOptions {
   /** The operation, e.g. "createCategory": the `function` dimension. */
   readonly function: string;
-  /** Defaults to the STAGE variable the template sets ("local" when unset). */
-  readonly stage?: string | undefined;
+  /** The deployment stage (lib/config.ts reads it from STAGE). */
+  readonly stage: string;
 }
 
 export interface ServiceMetrics {
@@ -60,7 +60,7 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
     namespace: metricsNamespace,
     serviceName: metricsService,
     defaultDimensions: {
-      stage: options.stage ?? process.env.STAGE ?? "local",
+      stage: options.stage,
       function: options.function,
     },
   });

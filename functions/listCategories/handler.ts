@@ -8,8 +8,9 @@ import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
 export function listCategoriesHandler(deps: ServiceDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
-    .handler<HttpEvent, HttpResponse>(async (_event, context) => ({
-      statusCode: 200,
-      data: await deps.categories.list(deadlineOf(context, deps.now)),
-    }));
+    .handler<HttpEvent, HttpResponse>(async (_event, context) => {
+      const categories = await deps.categories.list(deadlineOf(context, deps.now));
+      deps.metrics.listSize(categories.length);
+      return { statusCode: 200, data: categories };
+    });
 }

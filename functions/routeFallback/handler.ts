@@ -8,7 +8,13 @@ import type {
   ServiceMiddleware,
   ServiceResult,
 } from "../../lib/middleware.ts";
-import { authorize, errorResponse, isHttpResponse, requestLog } from "../../lib/middleware.ts";
+import {
+  authorize,
+  errorResponse,
+  isHttpResponse,
+  requestLog,
+  serviceMetrics,
+} from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
@@ -18,9 +24,10 @@ import { decideFallback } from "../../lib/routes.ts";
  */
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
+    .use(serviceMetrics(deps.metrics))
     .use(requestLog(deps.logger, deps.now))
     .use(routeHeaders(deps))
-    .use(errorResponse())
+    .use(errorResponse(deps.metrics))
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
       const { rawPath, requestContext } = request.event;
