@@ -92,7 +92,11 @@ export class DynamoDb {
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - this.#now();
       if (remaining < minAttemptMs) {
-        throw this.#giveUp(operation, attempt, lastFault ?? new TransportError("no time left for an attempt"));
+        throw this.#giveUp(
+          operation,
+          attempt,
+          lastFault ?? new TransportError("no time left for an attempt"),
+        );
       }
       if (attempt > 0) this.#onRetry();
       try {

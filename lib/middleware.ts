@@ -89,14 +89,6 @@ function isFault(status: number): boolean {
   return status === 500 || status === 503;
 }
 
-/**
- * The metrics' middleware (lib/metrics.ts), used before everything else so that its flush runs
- * last: after the error answer is counted, once per invocation.
- */
-export function serviceMetrics(metrics: ServiceMetrics): ServiceMiddleware {
-  return metrics.middleware();
-}
-
 /** The single place a thrown error becomes the Error shape, and is counted by its code. */
 export function errorResponse(metrics: Pick<ServiceMetrics, "error">): ServiceMiddleware {
   return {
@@ -155,7 +147,7 @@ export function authenticatedService(deps: {
   readonly metrics: ServiceMetrics;
 }): ServiceMiddleware[] {
   return [
-    serviceMetrics(deps.metrics),
+    deps.metrics.middleware(),
     requestLog(deps.logger, deps.now),
     errorResponse(deps.metrics),
     respond(),

@@ -8,13 +8,7 @@ import type {
   ServiceMiddleware,
   ServiceResult,
 } from "../../lib/middleware.ts";
-import {
-  authorize,
-  errorResponse,
-  isHttpResponse,
-  requestLog,
-  serviceMetrics,
-} from "../../lib/middleware.ts";
+import { authorize, errorResponse, isHttpResponse, requestLog } from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
@@ -24,7 +18,7 @@ import { decideFallback } from "../../lib/routes.ts";
  */
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
-    .use(serviceMetrics(deps.metrics))
+    .use(deps.metrics.middleware())
     .use(requestLog(deps.logger, deps.now))
     .use(routeHeaders(deps))
     .use(errorResponse(deps.metrics))

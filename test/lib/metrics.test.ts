@@ -107,7 +107,7 @@ describe("errors are counted by code, in their own document", () => {
   it("error(code) adds the code dimension to that metric only", () => {
     const metrics = createMetrics({ function: "createCategory", stage: "production" });
     metrics.categoryCreated();
-    metrics.error("store_unavailable");
+    metrics.error("service_unavailable");
     metrics.flush();
 
     const [error, invocation] = documents();
@@ -117,7 +117,7 @@ describe("errors are counted by code, in their own document", () => {
       names: [metricNames.errors],
       dimensions: ["code", "function", "service", "stage"],
     });
-    expect(error).toMatchObject({ code: "store_unavailable", [metricNames.errors]: 1 });
+    expect(error).toMatchObject({ code: "service_unavailable", [metricNames.errors]: 1 });
     expect(declared(invocation).dimensions).toEqual(["function", "service", "stage"]);
     expect(invocation.code).toBeUndefined();
   });

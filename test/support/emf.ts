@@ -52,7 +52,8 @@ export function declaring(lines: readonly string[], name: string): EmfDocument[]
 /** A metric's value; Powertools writes a list when one invocation records it more than once. */
 export function total(document: EmfDocument | undefined, name: string): number {
   const value = document?.[name];
-  return Array.isArray(value) ? value.reduce((sum: number, v: number) => sum + v, 0) : Number(value);
+  const values: unknown[] = Array.isArray(value) ? value : [value];
+  return values.reduce<number>((sum, v) => sum + Number(v), 0);
 }
 
 /**
@@ -64,12 +65,12 @@ export function divertEmfLines(): string[] {
   const lines: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   beforeAll(() => {
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    process.stdout.write = (chunk: string | Uint8Array, ...rest: never[]) => {
       const text = String(chunk);
       if (!isEmfLine(text)) return write(chunk, ...rest);
       lines.push(...text.split("\n").filter(Boolean));
       return true;
-    }) as typeof process.stdout.write;
+    };
   });
   afterAll(() => {
     process.stdout.write = write;
