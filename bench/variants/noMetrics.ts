@@ -7,6 +7,6 @@ export function createMetrics(): ServiceMetrics {
   return {
     ...{ categoryCreated: nothing, idempotentReplay: nothing, error: nothing, flush: nothing },
     ...{ storeRetry: nothing, storeUnavailable: nothing, listSize: nothing },
-    middleware: () => ({}),
+    middleware: () => ({ after: nothing }),
   };
 }
