@@ -1,7 +1,9 @@
 /**
- * The embedded DynamoDB-compatible server (dynalite) used by `npm start`, `npm run invoke`, the
- * keys command and the tests: in memory, or persisted under a folder. The table is created from
- * infra/template.yaml's definition, so local and deployed tables have the same keys.
+ * The embedded DynamoDB-compatible server used by `npm start`, `npm run invoke`, the keys command
+ * and the tests: in memory, or persisted under a folder. PETSTORE_STORE picks it: dynalite (the
+ * default, in this process, no dependencies beyond npm) or dynamodb-local (AWS's DynamoDB Local in
+ * a JVM, see dynamodbLocal.ts). The table is created from infra/template.yaml's definition, so
+ * local and deployed tables have the same keys.
  */
 import type { Server } from "node:http";
 import { mkdirSync } from "node:fs";
@@ -9,6 +11,8 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { DynamoDb } from "../lib/dynamodb.ts";
 import { DynamoDbError } from "../lib/table/errors.ts";
+import { startDynamodbLocal } from "./dynamodbLocal.ts";
+import { SetupError } from "./setupError.ts";
 import { tableOf } from "./template.ts";
 
 type DynaliteFactory = (options: { path?: string; createTableMs?: number }) => Server;
@@ -22,10 +26,32 @@ export interface EmbeddedDynamo {
   close(): Promise<void>;
 }
 
+export const storeEngines = ["dynalite", "dynamodb-local"] as const;
+export type StoreEngine = (typeof storeEngines)[number];
+
+/** The engine PETSTORE_STORE names (dynalite when unset or empty). */
+export function storeEngineOf(env: NodeJS.ProcessEnv = process.env): StoreEngine {
+  const value = env.PETSTORE_STORE || "dynalite";
+  const engine = storeEngines.find((name) => name === value);
+  if (!engine) {
+    throw new SetupError(
+      `PETSTORE_STORE must be ${storeEngines.join(" or ")}, not ${JSON.stringify(value)}`,
+    );
+  }
+  return engine;
+}
+
 export async function startEmbeddedDynamo(
-  options: { dataDir?: string; port?: number } = {},
+  options: { dataDir?: string; port?: number; engine?: StoreEngine } = {},
 ): Promise<EmbeddedDynamo> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  if ((options.engine ?? storeEngineOf()) === "dynamodb-local") {
+    const dynamo = await startDynamodbLocal({
+      ...(options.dataDir && { dataDir: options.dataDir }),
+      ...(options.port !== undefined && { port: options.port }),
+    });
+    return warmUp(dynamo);
+  }
   const server = dynalite({ createTableMs: 0, ...(options.dataDir && { path: options.dataDir }) });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -42,6 +68,23 @@ export async function startEmbeddedDynamo(
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * DynamoDB Local's first request loads its request path and SQLite, which takes seconds on a busy
+ * machine: pay that here, not out of the first caller's deadline (the server's 3 s store check).
+ */
+async function warmUp(dynamo: EmbeddedDynamo): Promise<EmbeddedDynamo> {
+  const db = localClient(dynamo.endpoint);
+  try {
+    await db.call("ListTables", { Limit: 1 }, Date.now() + 60_000);
+    return dynamo;
+  } catch (error) {
+    await dynamo.close();
+    throw error;
+  } finally {
+    db.close();
+  }
 }
 
 export function localClient(endpoint: string): DynamoDb {

@@ -9,8 +9,8 @@ import { resolve } from "node:path";
 import { pathMatches } from "../lib/routes.ts";
 import { fromResult, gatewayError, parseTarget, toEvent } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
-import type { EmbeddedDynamo } from "./embeddedDynamo.ts";
+import { ensureTable, localClient, startEmbeddedDynamo, storeEngineOf } from "./embeddedDynamo.ts";
+import type { EmbeddedDynamo, StoreEngine } from "./embeddedDynamo.ts";
 import { FunctionHost } from "./functionHost.ts";
 import { localFunctionEnv } from "./functionEnv.ts";
 import { docsAnswer, isDocsPath } from "./docsPage.ts";
@@ -36,6 +36,8 @@ export interface LocalServerOptions {
   readonly dataDir?: string | undefined;
   /** Use this DynamoDB endpoint instead of starting the embedded store (e.g. a fault proxy). */
   readonly dynamoEndpoint?: string | undefined;
+  /** The embedded store: dynalite or DynamoDB Local (default: PETSTORE_STORE, else dynalite). */
+  readonly engine?: StoreEngine | undefined;
   /** Make this key valid (PETSTORE_API_KEY); otherwise the local key (see local/localKeys.ts). */
   readonly apiKey?: string | undefined;
   /** The functions' environment (e.g. API_KEY_CACHE_SECONDS); the store settings are added. */
@@ -111,10 +113,12 @@ async function openStore(options: LocalServerOptions): Promise<EmbeddedDynamo> {
     await assertStoreReachable(options.dynamoEndpoint);
     return { endpoint: options.dynamoEndpoint, close: () => Promise.resolve() };
   }
-  if (!options.dataDir) return startEmbeddedDynamo();
+  const engine = options.engine ?? storeEngineOf();
+  if (!options.dataDir) return startEmbeddedDynamo({ engine });
   const dataDir = resolve(options.dataDir);
-  await assertStoreFree(dataDir);
-  return startEmbeddedDynamo({ dataDir });
+  // The lock check opens dynalite's LevelDB folder; DynamoDB Local keeps a SQLite file there.
+  if (engine === "dynalite") await assertStoreFree(dataDir);
+  return startEmbeddedDynamo({ dataDir, engine });
 }
 
 async function prepareStore(endpoint: string, options: LocalServerOptions): Promise<LocalKey> {

@@ -2,21 +2,25 @@
  * `npm start`: the local server on PORT (default 3000) over the embedded store persisted in
  * DATA_DIR (default .data/dynamodb), or over an existing DynamoDB-compatible endpoint given as
  * DYNAMODB_ENDPOINT. `--memory` keeps the embedded store in memory. Prints the base URL and a
- * working API key (PETSTORE_API_KEY when set). Every mistake ends in one line saying what to do.
+ * working API key (PETSTORE_API_KEY when set). `--dynamodb-local` (or PETSTORE_STORE=dynamodb-local)
+ * runs AWS's DynamoDB Local instead of dynalite, persisted in DATA_DIR (default
+ * .data/dynamodb-local). Every mistake ends in one line saying what to do.
  *
  * Also used by `npm run dev` (scripts/dev.ts), which reloads the functions after each rebuild.
  */
 import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
+import { storeEngineOf } from "../local/embeddedDynamo.ts";
+import type { StoreEngine } from "../local/embeddedDynamo.ts";
 import { projectRoot } from "../local/template.ts";
 import type { LocalServer } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
 import { StoreUnreachableError } from "../local/storeCheck.ts";
 
-const usage = `usage: npm start [-- --memory]
+const usage = `usage: npm start [-- [--memory] [--dynamodb-local]]
   env: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data/dynamodb), DYNAMODB_ENDPOINT,
-       PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000)`;
+       PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000), PETSTORE_STORE (dynalite|dynamodb-local)`;
 
 function refuse(message: string): never {
   process.stderr.write(`npm start: ${message}\n`);
@@ -24,7 +28,7 @@ function refuse(message: string): never {
 }
 
 function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
-  const unknown = argv.filter((arg) => arg !== "--memory");
+  const unknown = argv.filter((arg) => arg !== "--memory" && arg !== "--dynamodb-local");
   if (unknown.includes("--help") || unknown.includes("-h")) {
     process.stdout.write(`${usage}\n`);
     process.exit(0);
@@ -47,12 +51,14 @@ function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
   if (endpoint && !URL.canParse(endpoint))
     refuse(`DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "${endpoint}"`);
   const inMemory = argv.includes("--memory");
+  const engine = argv.includes("--dynamodb-local") ? "dynamodb-local" : engineOf(env);
+  const dataFolder = engine === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
   return {
+    engine,
     port,
     host: env.HOST ?? "127.0.0.1",
     dynamoEndpoint: endpoint,
-    dataDir:
-      inMemory || endpoint ? undefined : resolve(projectRoot, env.DATA_DIR ?? ".data/dynamodb"),
+    dataDir: inMemory || endpoint ? undefined : resolve(projectRoot, env.DATA_DIR ?? dataFolder),
     apiKey: fixedKey,
     requestTimeoutMs: timeout,
     // The functions see this shell's environment, as before; the store settings are the server's.
@@ -60,6 +66,14 @@ function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
       Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
     ),
   };
+}
+
+function engineOf(env: NodeJS.ProcessEnv): StoreEngine {
+  try {
+    return storeEngineOf(env);
+  } catch (error) {
+    refuse((error as Error).message);
+  }
 }
 
 /** Starts the server as `npm start` does, or prints one line and exits. */

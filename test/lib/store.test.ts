@@ -39,9 +39,10 @@ describe("concurrent creates never share an id and never lose a category", () =>
     );
     const ids = created.map((c) => c.id);
     expect(new Set(ids).size).toBe(100);
-    expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // A counter update retried after a slow attempt burns an id (a gap, never a repeat), so
+    // the rule is: the listed ids are exactly the created ones, in id order.
     const listed = await categories.list(soon());
-    expect(listed.map((c) => c.id)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(listed.map((c) => c.id)).toEqual([...ids].sort((a, b) => a - b));
   });
 });
 
@@ -50,17 +51,19 @@ describe("list reads every page, in id order", () => {
     const categories = await freshStore();
     const description = "d".repeat(1000);
     const count = 1600; // ~1.7 MB of items: DynamoDB pages Query results at 1 MB
+    const created: number[] = [];
     for (let start = 0; start < count; start += 100) {
-      await Promise.all(
+      const batch = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
           categories.create({ name: `n${start + i}`, description }, "r", soon(30_000)),
         ),
       );
+      created.push(...batch.map((c) => c.id));
     }
     const queries = proxy().seen.get("Query") ?? 0;
     const listed = await categories.list(soon(30_000));
     expect(listed).toHaveLength(count);
-    expect(listed.every((c, i) => c.id === i + 1)).toBe(true);
+    expect(listed.map((c) => c.id)).toEqual(created.sort((a, b) => a - b));
     expect((proxy().seen.get("Query") ?? 0) - queries).toBeGreaterThan(1);
   });
 

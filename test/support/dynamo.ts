@@ -1,11 +1,36 @@
-/** An in-memory embedded DynamoDB (dynalite) with the template's table, for one test file. */
+/**
+ * An in-memory embedded DynamoDB with the template's table, for one test file: dynalite, or AWS's
+ * DynamoDB Local when PETSTORE_STORE=dynamodb-local (`.ci/run` runs the store, HTTP, idempotency
+ * and reliability suites on both).
+ */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
 import { DynamoDb } from "../../lib/dynamodb.ts";
-import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import type { EmbeddedDynamo, StoreEngine } from "../../local/embeddedDynamo.ts";
+import {
+  ensureTable,
+  localClient,
+  startEmbeddedDynamo,
+  storeEngineOf,
+} from "../../local/embeddedDynamo.ts";
+import { findJava } from "../../local/dynamodbLocal.ts";
 import type { FaultProxy } from "./faultProxy.ts";
+import type { MissingTool } from "./missingTool.ts";
 import { startFaultProxy } from "./faultProxy.ts";
+
+/**
+ * The emulator this run uses. Where dynalite and DynamoDB Local answer differently, a test
+ * branches on it and says which of the two matches the DynamoDB API reference.
+ */
+export const storeEngine: StoreEngine = storeEngineOf();
+
+/** Java, when it is absent: DynamoDB Local runs on it (dynalite needs nothing). */
+export const javaMissing: MissingTool | undefined = findJava()
+  ? undefined
+  : {
+      tool: "Java 17 (DynamoDB Local runs on it)",
+      get: "apt-get install -y openjdk-17-jre-headless",
+    };
 
 export interface TestStore {
   readonly db: DynamoDb;
