@@ -1,17 +1,20 @@
 /**
  * What the bench runs, built under .bench-tmp/ (git-ignored): the service's bundles from
- * scripts/build.ts (copied, so a rebuild of dist/ mid-run changes nothing), the limit and typical
- * variants with the same esbuild options, and the measuring child.
+ * scripts/build.ts (copied, so a rebuild of dist/ mid-run changes nothing); the same built with
+ * lib/metrics.ts swapped for a no-op (bench/variants/noMetrics.ts), to show what metrics cost; the
+ * limit and typical variants with the same esbuild options; and the measuring child.
  */
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Plugin } from "esbuild";
 import { build } from "esbuild";
 import { loadTemplate, projectRoot } from "../local/template.ts";
-import { buildFunctions, lambdaBundleOptions } from "../scripts/build.ts";
+import { buildFunctions, functionBuilds, lambdaBundleOptions } from "../scripts/build.ts";
 
 export const benchFunctions = ["listCategories", "createCategory"] as const;
 export type BenchFunction = (typeof benchFunctions)[number];
-export const variants = ["ours", "limit", "typical"] as const;
+export const noMetrics = "ours without metrics";
+export const variants = ["ours", noMetrics, "limit", "typical"] as const;
 export type Variant = (typeof variants)[number];
 export type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
 
@@ -25,6 +28,15 @@ export function deployedNodeOptions(): string {
   return typeof value === "string" ? value.trim() : "";
 }
 
+const noOpMetrics: Plugin = {
+  name: "no-op-metrics",
+  setup: (esbuild) => {
+    esbuild.onResolve({ filter: /^\.\/metrics\.ts$/ }, () => ({
+      path: resolve(projectRoot, "bench/variants/noMetrics.ts"),
+    }));
+  },
+};
+
 async function bundle(
   variant: Variant,
   fn: BenchFunction,
@@ -36,6 +48,9 @@ async function bundle(
     for (const file of ["index.mjs", "index.mjs.map"]) {
       copyFileSync(resolve(projectRoot, "dist", fn, file), resolve(dir, file));
     }
+  } else if (variant === noMetrics) {
+    const { options } = functionBuilds().find((b) => b.name === fn) ?? {};
+    await build({ ...options, outfile: path, plugins: [noOpMetrics] });
   } else {
     await build({
       ...lambdaBundleOptions,
@@ -60,6 +75,7 @@ export async function buildAll(): Promise<{ bundles: Bundles; child: string }> {
   });
   const bundles = {
     ours: await built("ours"),
+    [noMetrics]: await built(noMetrics),
     limit: await built("limit"),
     typical: await built("typical"),
   };

@@ -94,7 +94,7 @@ export class Measurements {
       settleMs: periodUs / 1000,
     };
     const store = { endpoint, table: tableOf(workload.count) };
-    const options = variant === "ours" ? this.#setup.nodeOptions : "";
+    const options = variant.startsWith("ours") ? this.#setup.nodeOptions : "";
     return runChild<MeasureResult>(this.#setup.child, task, sandbox, store, options);
   }
 

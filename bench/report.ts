@@ -99,10 +99,7 @@ export function printReport(results: Results): void {
       ["ours", "typical"],
       (w) => w,
       (r) => r.costPerMillion.total.toFixed(2),
-      {
-        head: [],
-        cells: () => [],
-      },
+      { head: [], cells: () => [] },
     ),
     `Store units per request (ReturnConsumedCapacity): ${units.join("; ")}`,
     "",

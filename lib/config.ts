@@ -4,6 +4,8 @@
  * the variable, instead of failing the first request that happens to need it.
  */
 export interface ServiceConfig {
+  /** The deployment stage (infra/template.yaml sets STAGE); "local" when unset. */
+  readonly stage: string;
   /** DynamoDB table holding categories, the id counter, API key hashes and idempotency records. */
   readonly tableName: string;
   readonly region: string;
@@ -27,6 +29,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export function readConfig(env: Env): ServiceConfig {
   return {
+    stage: env.STAGE?.trim() || "local",
     tableName: required(env, "TABLE_NAME"),
     region: env.AWS_REGION ?? required(env, "AWS_DEFAULT_REGION"),
     dynamoEndpoint: optionalUrl(env, "DYNAMODB_ENDPOINT"),

@@ -2,7 +2,7 @@
  * What a function needs, built once per container (at module load, outside the handler) and
  * handed to the handler factories, so tests can hand in the same parts wired to a local store.
  * Handlers see only the interfaces; this is the one place that picks the implementations, and
- * the one place the clock is created: every part gets the same one.
+ * the one place the clock and the metrics are created: every part gets the same ones.
  */
 import type { Authenticator } from "./auth.ts";
 import type { CategoryListing } from "./categoryList/reader.ts";
@@ -17,6 +17,8 @@ import type { IdempotentCreation } from "./idempotency/creator.ts";
 import { IdempotentCreator } from "./idempotency/creator.ts";
 import type { LogSink, RequestLog } from "./log.ts";
 import { RequestLogger, stdoutSink } from "./log.ts";
+import type { ServiceMetrics } from "./metrics.ts";
+import { createMetrics } from "./metrics.ts";
 import { ApiKeyStore } from "./repositories/apiKeys.ts";
 import type { CategoryRepository } from "./repositories/categories.ts";
 import { CategoryStore } from "./repositories/categories.ts";
@@ -32,24 +34,34 @@ export interface ServiceDeps {
   readonly idempotency: IdempotentCreation;
   readonly verifier: Authenticator;
   readonly logger: RequestLog;
+  readonly metrics: ServiceMetrics;
 }
 
 export interface DepsOptions {
+  /** The operation these deps serve, e.g. "createCategory": the metrics' `function` dimension. */
+  readonly operation: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly now?: Clock;
   readonly sink?: LogSink;
 }
 
-export function createServiceDeps(options: DepsOptions = {}): ServiceDeps {
+export function createServiceDeps(options: DepsOptions): ServiceDeps {
   const env = options.env ?? process.env;
   const now = options.now ?? systemClock;
   const config = readConfig(env);
+  const metrics = createMetrics({ function: options.operation, stage: config.stage });
   const db = new DynamoDb({
     region: config.region,
     endpoint: config.dynamoEndpoint,
     credentials: environmentCredentials(env),
     attemptTimeoutMs: config.storeAttemptTimeoutMs,
     now,
+    onRetry: () => {
+      metrics.storeRetry();
+    },
+    onGiveUp: () => {
+      metrics.storeUnavailable();
+    },
   });
   const keys = new ApiKeyStore(db, config.tableName, now);
   const categories = new CategoryStore(db, config.tableName, now);
@@ -62,5 +74,6 @@ export function createServiceDeps(options: DepsOptions = {}): ServiceDeps {
     idempotency: new IdempotentCreator(records, categories, now),
     verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),
+    metrics,
   };
 }

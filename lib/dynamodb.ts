@@ -40,6 +40,9 @@ export interface DynamoDbOptions {
   readonly maxDelayMs?: number;
   readonly now?: Clock;
   readonly random?: () => number;
+  /** Told of each retried attempt and of each call that gives up (lib/metrics.ts counts them). */
+  readonly onRetry?: () => void;
+  readonly onGiveUp?: () => void;
 }
 
 /** Smallest useful remaining budget for one more attempt. */
@@ -56,6 +59,8 @@ export class DynamoDb {
   readonly #maxDelayMs: number;
   readonly #now: Clock;
   readonly #random: () => number;
+  readonly #onRetry: () => void;
+  readonly #onGiveUp: () => void;
 
   constructor(options: DynamoDbOptions) {
     this.#region = options.region;
@@ -72,6 +77,8 @@ export class DynamoDb {
     this.#maxDelayMs = options.maxDelayMs ?? 1000;
     this.#now = options.now ?? systemClock;
     this.#random = options.random ?? Math.random;
+    this.#onRetry = options.onRetry ?? (() => undefined);
+    this.#onGiveUp = options.onGiveUp ?? (() => undefined);
   }
 
   /**
@@ -85,11 +92,13 @@ export class DynamoDb {
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - this.#now();
       if (remaining < minAttemptMs) {
-        throw new StoreUnavailableError(
-          `DynamoDB ${operation} still failing after ${attempt} attempt(s)`,
-          { cause: lastFault ?? new TransportError("no time left for an attempt") },
+        throw this.#giveUp(
+          operation,
+          attempt,
+          lastFault ?? new TransportError("no time left for an attempt"),
         );
       }
+      if (attempt > 0) this.#onRetry();
       try {
         const timeout = Math.min(this.#attemptTimeoutMs, remaining);
         return (await this.#send(operation, body, timeout)) as Output;
@@ -99,14 +108,19 @@ export class DynamoDb {
         const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** attempt);
         const delay = Math.floor(this.#random() * ceiling);
         if (this.#now() + delay + minAttemptMs >= deadline) {
-          throw new StoreUnavailableError(
-            `DynamoDB ${operation} still failing after ${attempt + 1} attempt(s)`,
-            { cause: error },
-          );
+          throw this.#giveUp(operation, attempt + 1, error);
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
+  }
+
+  #giveUp(operation: string, attempts: number, cause: unknown): StoreUnavailableError {
+    this.#onGiveUp();
+    return new StoreUnavailableError(
+      `DynamoDB ${operation} still failing after ${attempts} attempt(s)`,
+      { cause },
+    );
   }
 
   /** Closes idle keep-alive sockets (tests and CLIs, so the process can exit). */

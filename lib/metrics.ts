@@ -14,6 +14,7 @@
  * infra/template.yaml's alarms and dashboard name these exact metrics (test/infra checks it).
  */
 import type { MiddlewareObj } from "@middy/core";
+import type { Context } from "aws-lambda";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 
 export const metricsNamespace = "PetStore";
@@ -34,14 +35,14 @@ export const metricNames = {
 export interface MetricsOptions {
   /** The operation, e.g. "createCategory": the `function` dimension. */
   readonly function: string;
-  /** Defaults to the STAGE variable the template sets ("local" when unset). */
-  readonly stage?: string | undefined;
+  /** The deployment stage (lib/config.ts reads it from STAGE). */
+  readonly stage: string;
 }
 
 export interface ServiceMetrics {
   categoryCreated(): void;
   idempotentReplay(): void;
-  /** One answer with the Error shape, by its `code` (e.g. "unauthorized", "store_unavailable"). */
+  /** One answer with the Error shape, by its `code` (e.g. "unauthorized", "service_unavailable"). */
   error(code: string): void;
   /** One more attempt at a store call after a retryable fault. */
   storeRetry(): void;
@@ -51,8 +52,16 @@ export interface ServiceMetrics {
   listSize(count: number): void;
   /** Writes what this invocation recorded (nothing when it recorded nothing). */
   flush(): void;
-  /** middy middleware: the cold-start metric before, flush after (and on error). */
-  middleware(): MiddlewareObj;
+  /**
+   * middy middleware: the cold-start metric before, flush after (and on error). Use it first, so
+   * that its flush runs last, after the error answer is counted: once per invocation.
+   */
+  middleware<Event, Result, Err extends Error, Ctx extends Context>(): MiddlewareObj<
+    Event,
+    Result,
+    Err,
+    Ctx
+  >;
 }
 
 export function createMetrics(options: MetricsOptions): ServiceMetrics {
@@ -60,7 +69,7 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
     namespace: metricsNamespace,
     serviceName: metricsService,
     defaultDimensions: {
-      stage: options.stage ?? process.env.STAGE ?? "local",
+      stage: options.stage,
       function: options.function,
     },
   });

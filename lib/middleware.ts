@@ -1,7 +1,7 @@
 /**
  * The middy middlewares every function shares, in the order the contract checks a request:
- * log and error shaping wrap everything; then authentication; handlers return a `Reply` and the
- * response middleware writes it. Request bodies: lib/http/jsonBody.ts.
+ * metrics, log and error shaping wrap everything; then authentication; handlers return a `Reply`
+ * and the response middleware writes it. Request bodies: lib/http/jsonBody.ts.
  */
 import type { MiddlewareObj, MiddyfiedHandler, Request } from "@middy/core";
 import type { Context } from "aws-lambda";
@@ -17,6 +17,7 @@ import { notModifiedResponse, validatorHeaders } from "./http/conditional.ts";
 import { jsonResponse } from "./http/response.ts";
 import type { RequestLog } from "./log.ts";
 import { describeFailure } from "./log.ts";
+import type { ServiceMetrics } from "./metrics.ts";
 
 export interface ServiceContext extends Context {
   principal?: Principal;
@@ -55,7 +56,7 @@ export function isHttpResponse(result: ServiceResult | null | undefined): result
   return result !== null && result !== undefined && "headers" in result;
 }
 
-/** Writes the request's one log line, after success and after an error alike. Use it first. */
+/** Writes the request's one log line, after success and after an error alike. Use it early. */
 export function requestLog(logger: RequestLog, now: Clock): ServiceMiddleware {
   const started = new WeakMap<ServiceRequest, number>();
   const write = (request: ServiceRequest): void => {
@@ -89,8 +90,8 @@ function isFault(status: number): boolean {
   return status === 500 || status === 503;
 }
 
-/** The single place a thrown error becomes the Error shape. Use it second. */
-export function errorResponse(): ServiceMiddleware {
+/** The single place a thrown error becomes the Error shape, and is counted by its code. */
+export function errorResponse(metrics: Pick<ServiceMetrics, "error">): ServiceMiddleware {
   return {
     onError: (request) => {
       const credentials = parseAuthorization(header(request.event, "authorization"));
@@ -100,6 +101,7 @@ export function errorResponse(): ServiceMiddleware {
       );
       request.context.apiError = error;
       request.response = response;
+      metrics.error(error.code);
     },
   };
 }
@@ -139,15 +141,20 @@ export function authorize(verifier: Authenticator, now: Clock): ServiceMiddlewar
   };
 }
 
-/** Log, error shaping, response writing and authentication: the envelope of every operation. */
+/**
+ * Metrics, log, error shaping, response writing and authentication: the envelope of every
+ * operation.
+ */
 export function authenticatedService(deps: {
   readonly logger: RequestLog;
   readonly now: Clock;
   readonly verifier: Authenticator;
+  readonly metrics: ServiceMetrics;
 }): ServiceMiddleware[] {
   return [
+    deps.metrics.middleware(),
     requestLog(deps.logger, deps.now),
-    errorResponse(),
+    errorResponse(deps.metrics),
     respond(),
     authorize(deps.verifier, deps.now),
   ];

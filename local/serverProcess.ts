@@ -1,7 +1,8 @@
 /**
  * Runs `scripts/start.ts` in a child process, exactly as `npm start` runs it after building, and
- * hands back its base URL, API key and captured request log (stdout: one JSON line per request).
- * Used by the tests and by `npm run load`.
+ * hands back its base URL, API key and captured stdout: the request log (one JSON line per
+ * request) and, apart from it, the functions' metrics (EMF lines, lib/metrics.ts). Used by the
+ * tests and by `npm run load`.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -11,8 +12,10 @@ import { projectRoot } from "./template.ts";
 export interface RunningServer {
   readonly baseUrl: string;
   readonly apiKey: string;
-  /** Every stdout line so far (the request log). */
+  /** Every request log line so far (stdout without the EMF lines). */
   readonly logLines: string[];
+  /** Every EMF line so far (CloudWatch metrics, one JSON document per line). */
+  readonly metricLines: string[];
   /** Everything written to stderr so far. */
   readonly stderr: () => string;
   stop(): Promise<void>;
@@ -39,12 +42,15 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logLines: string[] = [];
+  const metricLines: string[] = [];
   let stdoutRest = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     const lines = (stdoutRest + chunk).split("\n");
     stdoutRest = lines.pop() ?? "";
-    logLines.push(...lines.filter((line) => line.length > 0));
+    for (const line of lines) {
+      if (line.length > 0) (isEmfLine(line) ? metricLines : logLines).push(line);
+    }
   });
   const ready = new Promise<{ baseUrl: string; apiKey: string }>((resolveReady, reject) => {
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
@@ -62,9 +68,18 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
     baseUrl,
     apiKey,
     logLines,
+    metricLines,
     stderr: () => stderr,
     stop: () => stopChild(child),
   };
+}
+
+/**
+ * An EMF document as Powertools writes it: `_aws` is its first key (JSON.stringify keeps the
+ * order it was built in), while a request log line starts with `time`.
+ */
+export function isEmfLine(line: string): boolean {
+  return line.startsWith('{"_aws":');
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

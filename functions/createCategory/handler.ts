@@ -24,7 +24,9 @@ export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
       const requestId = context.awsRequestId || event.requestContext.requestId;
       const deadline = deadlineOf(context, deps.now);
       if (idempotencyKey === undefined) {
-        return { statusCode: 201, data: await deps.categories.create(input, requestId, deadline) };
+        const created = await deps.categories.create(input, requestId, deadline);
+        deps.metrics.categoryCreated();
+        return { statusCode: 201, data: created };
       }
       if (!context.principal) throw errors.internal(new Error("create ran without a principal"));
       const { category, replayed } = await deps.idempotency.create(
@@ -35,6 +37,8 @@ export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
         deadline,
       );
       context.replayed = replayed;
+      if (replayed) deps.metrics.idempotentReplay();
+      else deps.metrics.categoryCreated();
       return { statusCode: 201, data: category };
     });
 }

@@ -17,6 +17,7 @@ export function listCategoriesHandler(deps: ServiceDeps): ServiceHandler {
       const version = await deps.categoryList.version(deadline);
       if (isNotModified(event, version)) return { statusCode: 304, data: undefined, version };
       const data = await deps.categoryList.categories(version, deadline);
+      deps.metrics.listSize(data.length);
       return { statusCode: 200, data, version };
     });
 }

@@ -1,4 +1,4 @@
 import { createServiceDeps } from "../../lib/deps.ts";
 import { listCategoriesHandler } from "./handler.ts";
 
-export const handler = listCategoriesHandler(createServiceDeps());
+export const handler = listCategoriesHandler(createServiceDeps({ operation: "listCategories" }));

@@ -18,9 +18,10 @@ import { decideFallback } from "../../lib/routes.ts";
  */
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
+    .use(deps.metrics.middleware())
     .use(requestLog(deps.logger, deps.now))
     .use(routeHeaders(deps))
-    .use(errorResponse())
+    .use(errorResponse(deps.metrics))
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
       const { rawPath, requestContext } = request.event;

@@ -5,4 +5,7 @@ import { routeFallbackHandler } from "./handler.ts";
 /** Injected by scripts/build.ts from infra/template.yaml, so the routes are declared once. */
 declare const __PETSTORE_ROUTES__: RouteTable;
 
-export const handler = routeFallbackHandler(createServiceDeps(), __PETSTORE_ROUTES__);
+export const handler = routeFallbackHandler(
+  createServiceDeps({ operation: "routeFallback" }),
+  __PETSTORE_ROUTES__,
+);

@@ -19,6 +19,7 @@ import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
 import { projectRoot } from "../../local/template.ts";
+import { divertEmfLines } from "../support/emf.ts";
 
 export const eventsDir = resolve(projectRoot, "events");
 const tablePrefix = "petstore-local";
@@ -39,7 +40,10 @@ export interface Harness {
   /** Every log line the current test's handlers (built from `deps`) wrote so far. */
   readonly logLines: string[];
   /** Real deps on the embedded store; extra env (e.g. PETS_SUNSET_AT) on request. */
-  deps(extraEnv?: Record<string, string>, options?: Omit<DepsOptions, "env" | "sink">): ServiceDeps;
+  deps(
+    extraEnv?: Record<string, string>,
+    options?: Partial<Omit<DepsOptions, "env" | "sink">>,
+  ): ServiceDeps;
   invoke(handler: ServiceHandler, event: HttpEvent, functionName?: string): Promise<Invocation>;
   /** The categories in the store, read directly. */
   stored(): Promise<Category[]>;
@@ -57,6 +61,7 @@ export function useHarness(): Harness {
   let tables = 0;
   let tableName = tablePrefix;
   const logLines: string[] = [];
+  divertEmfLines();
   const started = (): { endpoint: string; db: DynamoDb } => {
     if (!dynamo || !db) throw new Error("the embedded store is not started (beforeAll)");
     return { endpoint: dynamo.endpoint, db };
@@ -89,6 +94,7 @@ export function useHarness(): Harness {
     logLines,
     deps: (extraEnv = {}, options = {}) =>
       createServiceDeps({
+        operation: "test",
         ...options,
         env: { ...localFunctionEnv(started().endpoint, tableName), ...extraEnv },
         sink: (line) => {

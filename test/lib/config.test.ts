@@ -6,6 +6,7 @@ const minimal = { TABLE_NAME: "petstore-staging", AWS_REGION: "eu-west-1" };
 describe("configuration is read once and fails fast, naming the variable", () => {
   it("applies defaults for everything optional", () => {
     expect(readConfig(minimal)).toEqual({
+      stage: "local",
       tableName: "petstore-staging",
       region: "eu-west-1",
       dynamoEndpoint: undefined,

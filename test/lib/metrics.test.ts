@@ -6,18 +6,8 @@
 import type { MiddlewareObj } from "@middy/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMetrics, metricNames, metricsNamespace } from "../../lib/metrics.ts";
-
-interface EmfDocument {
-  readonly _aws: {
-    readonly Timestamp: number;
-    readonly CloudWatchMetrics: readonly {
-      readonly Namespace: string;
-      readonly Dimensions: readonly (readonly string[])[];
-      readonly Metrics: readonly { readonly Name: string; readonly Unit: string }[];
-    }[];
-  };
-  readonly [field: string]: unknown;
-}
+import type { Declared, EmfDocument } from "../support/emf.ts";
+import { declared as declaredBy, parseEmf } from "../support/emf.ts";
 
 let lines: string[] = [];
 const write = process.stdout.write.bind(process.stdout);
@@ -48,16 +38,13 @@ afterEach(() => {
 });
 
 function documents(): EmfDocument[] {
-  return lines.map((line) => JSON.parse(line) as EmfDocument);
+  return lines.map(parseEmf);
 }
 
-function declared(document: EmfDocument): { names: string[]; dimensions: string[] } {
-  const [directive] = document._aws.CloudWatchMetrics;
-  expect(directive?.Namespace).toBe(metricsNamespace);
-  return {
-    names: (directive?.Metrics ?? []).map((metric) => metric.Name),
-    dimensions: [...(directive?.Dimensions[0] ?? [])].sort(),
-  };
+function declared(document: EmfDocument): Declared {
+  const found = declaredBy(document);
+  expect(found.namespace).toBe(metricsNamespace);
+  return found;
 }
 
 describe("one invocation's metrics are one EMF line on stdout", () => {
@@ -120,16 +107,17 @@ describe("errors are counted by code, in their own document", () => {
   it("error(code) adds the code dimension to that metric only", () => {
     const metrics = createMetrics({ function: "createCategory", stage: "production" });
     metrics.categoryCreated();
-    metrics.error("store_unavailable");
+    metrics.error("service_unavailable");
     metrics.flush();
 
     const [error, invocation] = documents();
     if (!error || !invocation) throw new Error(`expected two documents, got ${lines.length}`);
     expect(declared(error)).toEqual({
+      namespace: metricsNamespace,
       names: [metricNames.errors],
       dimensions: ["code", "function", "service", "stage"],
     });
-    expect(error).toMatchObject({ code: "store_unavailable", [metricNames.errors]: 1 });
+    expect(error).toMatchObject({ code: "service_unavailable", [metricNames.errors]: 1 });
     expect(declared(invocation).dimensions).toEqual(["function", "service", "stage"]);
     expect(invocation.code).toBeUndefined();
   });

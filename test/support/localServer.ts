@@ -29,6 +29,9 @@ export function useLocalServer(options: ServerOptions = {}): RunningServer {
     get logLines() {
       return running().logLines;
     },
+    get metricLines() {
+      return running().metricLines;
+    },
     stderr: () => running().stderr(),
     stop: () => running().stop(),
   };

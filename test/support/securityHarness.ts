@@ -18,6 +18,7 @@ import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embed
 import { localFunctionEnv } from "../../local/functionEnv.ts";
 import type { RecordedCall, RecordingProxy } from "./recordingDynamoProxy.ts";
 import { startRecordingProxy } from "./recordingDynamoProxy.ts";
+import { divertEmfLines } from "./emf.ts";
 
 /** Operations that change the table. */
 export const writeOperations = new Set([
@@ -56,6 +57,7 @@ const tableName = "petstore-security";
 export function useSecurityHarness(): SecurityHarness {
   const validKey = generateApiKey();
   const logLines: string[] = [];
+  divertEmfLines();
   let dynamo: EmbeddedDynamo | undefined;
   let db: DynamoDb | undefined;
   let proxy: RecordingProxy | undefined;
@@ -89,6 +91,7 @@ export function useSecurityHarness(): SecurityHarness {
     calls: () => started().proxy.calls,
     deps: (extraEnv = {}) =>
       createServiceDeps({
+        operation: "security",
         env: { ...localFunctionEnv(started().proxy.endpoint, tableName), ...extraEnv },
         sink: (line) => {
           logLines.push(line);

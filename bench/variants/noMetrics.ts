@@ -1,0 +1,12 @@
+/** "ours without metrics" (bench/bundle.ts): lib/metrics.ts's interface, doing nothing. */
+import type { ServiceMetrics } from "../../lib/metrics.ts";
+
+const nothing = (): void => undefined;
+
+export function createMetrics(): ServiceMetrics {
+  return {
+    ...{ categoryCreated: nothing, idempotentReplay: nothing, error: nothing, flush: nothing },
+    ...{ storeRetry: nothing, storeUnavailable: nothing, listSize: nothing },
+    middleware: () => ({ after: nothing }),
+  };
+}

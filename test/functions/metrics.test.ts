@@ -1,0 +1,215 @@
+/**
+ * The service's CloudWatch metrics as the built bundles write them: each invocation's EMF
+ * document on its own raw stdout line (beside the request log line, not inside it), in the
+ * PetStore namespace, with the dimensions service, stage and function (and `code` on Errors),
+ * as infra/template.yaml's dashboard and alarms read them. The bundles run as `npm run invoke`
+ * and the local server run them (local/functionHost.ts), with the environment the template gives
+ * (STAGE) and a fault proxy between them and the embedded store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HttpEvent } from "../../lib/http/message.ts";
+import { metricNames, metricsNamespace, metricsService } from "../../lib/metrics.ts";
+import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
+import type { DynamoDb } from "../../lib/dynamodb.ts";
+import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { FunctionHost } from "../../local/functionHost.ts";
+import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
+import { functionsOf } from "../../local/template.ts";
+import type { FaultProxy } from "../support/faultProxy.ts";
+import { startFaultProxy } from "../support/faultProxy.ts";
+import type { EmfDocument } from "../support/emf.ts";
+import { declared, declaring, isEmfLine, parseEmf, total } from "../support/emf.ts";
+import { bodyText, loadEvent } from "./harness.ts";
+
+const stage = "staging";
+const tableName = "petstore-metrics";
+/** A short Lambda timeout, so a request that meets a store outage gives up within ~2 s. */
+const timeoutSeconds = 2;
+const operations = ["createCategory", "listCategories", "routeFallback"] as const;
+type Operation = (typeof operations)[number];
+
+let dynamo: EmbeddedDynamo;
+let proxy: FaultProxy;
+let db: DynamoDb;
+const hosts = new Map<Operation, FunctionHost>();
+const stdout: string[] = [];
+
+beforeAll(async () => {
+  dynamo = await startEmbeddedDynamo();
+  proxy = await startFaultProxy(dynamo.endpoint);
+  db = localClient(dynamo.endpoint);
+  await ensureTable(db, tableName);
+  await new ApiKeyStore(db, tableName).issue(
+    sampleKeyLabel,
+    undefined,
+    Date.now() + 10_000,
+    sampleApiKey,
+  );
+  const env = {
+    ...localFunctionEnv(proxy.endpoint, tableName),
+    STAGE: stage,
+    // As Lambda sets it: Powertools counts cold starts of on-demand environments only.
+    AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
+  };
+  const output = {
+    stdout: (text: string) => stdout.push(...text.split("\n").filter(Boolean)),
+    stderr: () => undefined,
+  };
+  for (const spec of functionsOf()) {
+    const name = operations.find((operation) => operation === spec.name);
+    if (name) hosts.set(name, new FunctionHost({ ...spec, timeoutSeconds }, env, output));
+  }
+});
+afterAll(async () => {
+  await Promise.all([...hosts.values()].map((host) => host.close()));
+  db.close();
+  await proxy.close();
+  await dynamo.close();
+});
+
+interface Invocation {
+  readonly statusCode: number;
+  readonly body: string;
+  /** Every stdout line of the invocation, as the function wrote it. */
+  readonly lines: readonly string[];
+  /** The EMF documents among them. */
+  readonly documents: readonly EmfDocument[];
+}
+
+async function invoke(operation: Operation, event: HttpEvent): Promise<Invocation> {
+  const host = hosts.get(operation);
+  if (!host) throw new Error(`${operation} is not in infra/template.yaml`);
+  const before = stdout.length;
+  const outcome = await host.invoke(event);
+  if (!outcome.ok) throw new Error(`${operation} failed: ${outcome.error.message}`);
+  const result = outcome.result as {
+    statusCode: number;
+    body: string;
+    headers: Record<string, string>;
+    isBase64Encoded: boolean;
+  };
+  const lines = stdout.slice(before);
+  return {
+    statusCode: result.statusCode,
+    body: bodyText(result),
+    lines,
+    documents: lines.filter(isEmfLine).map(parseEmf),
+  };
+}
+
+/** The one document of `invocation` that declares `name`, checked for namespace and dimensions. */
+function metric(invocation: Invocation, name: string, operation: Operation): EmfDocument {
+  const found = declaring(invocation.lines, name);
+  expect(found, `${name} in ${invocation.lines.join("\n")}`).toHaveLength(1);
+  const [document] = found;
+  if (!document) throw new Error(`no ${name} document`);
+  const { namespace, dimensions } = declared(document);
+  expect(namespace).toBe(metricsNamespace);
+  expect(dimensions).toEqual(
+    name === metricNames.errors
+      ? ["code", "function", "service", "stage"]
+      : ["function", "service", "stage"],
+  );
+  expect(document).toMatchObject({ service: metricsService, stage, function: operation });
+  return document;
+}
+
+const withKey = (event: HttpEvent, key: string): HttpEvent => ({
+  ...event,
+  headers: { ...event.headers, "idempotency-key": key },
+});
+
+describe("each invocation writes its metrics as raw EMF lines beside the one request log line", () => {
+  it("a create: CategoriesCreated 1; the request log line is a separate, plain line", async () => {
+    const created = await invoke("createCategory", loadEvent("create-ok.json"));
+    expect(created.statusCode).toBe(201);
+    expect(
+      total(
+        metric(created, metricNames.categoriesCreated, "createCategory"),
+        metricNames.categoriesCreated,
+      ),
+    ).toBe(1);
+    const logLines = created.lines.filter((line) => !isEmfLine(line));
+    expect(logLines).toHaveLength(1);
+    expect(JSON.parse(logLines[0] ?? "")).toMatchObject({ status: 201 });
+    expect(JSON.parse(logLines[0] ?? "")).not.toHaveProperty("_aws");
+  });
+
+  it("a replay: IdempotentReplays 1 and no CategoriesCreated", async () => {
+    const event = withKey(loadEvent("create-ok.json"), `metrics-${String(Date.now())}`);
+    const first = await invoke("createCategory", event);
+    const replay = await invoke("createCategory", event);
+    expect([first.statusCode, replay.statusCode]).toEqual([201, 201]);
+    expect(declaring(first.lines, metricNames.idempotentReplays)).toEqual([]);
+    expect(
+      total(
+        metric(replay, metricNames.idempotentReplays, "createCategory"),
+        metricNames.idempotentReplays,
+      ),
+    ).toBe(1);
+    expect(declaring(replay.lines, metricNames.categoriesCreated)).toEqual([]);
+  });
+
+  it("a list: ListSize is the number of categories the answer carried", async () => {
+    const store = new CategoryStore(db, tableName);
+    for (const name of ["Ferrets", "Parrots"])
+      await store.create({ name }, `seed-${name}`, Date.now() + 5_000);
+    const listed = await invoke("listCategories", loadEvent("list-ok.json"));
+    expect(listed.statusCode).toBe(200);
+    const count = (JSON.parse(listed.body) as unknown[]).length;
+    expect(count).toBeGreaterThanOrEqual(2);
+    expect(
+      total(metric(listed, metricNames.listSize, "listCategories"), metricNames.listSize),
+    ).toBe(count);
+  });
+});
+
+describe("every error answer is counted once, by its code, with the code dimension", () => {
+  it.each([
+    ["createCategory", "create-no-key.json", 401, "unauthorized"],
+    ["createCategory", "create-invalid.json", 400, "invalid_body"],
+    ["routeFallback", "unknown-route.json", 404, "not_found"],
+  ] as const)("%s on %s: Errors with code %s", async (operation, file, status, code) => {
+    const answer = await invoke(operation, loadEvent(file));
+    expect(answer.statusCode).toBe(status);
+    const errors = metric(answer, metricNames.errors, operation);
+    expect(errors).toMatchObject({ code, [metricNames.errors]: 1 });
+    // The code stays on its own document: no other metric of the invocation carries it.
+    const others = answer.documents.filter((d) => !declared(d).names.includes(metricNames.errors));
+    for (const other of others) expect(other.code).toBeUndefined();
+  });
+});
+
+describe("the store's retries and give-ups are counted", () => {
+  it("two throttled store attempts: StoreRetries 2, and the answer is still 200", async () => {
+    proxy.inject({ fault: "throttling", times: 2 });
+    try {
+      const listed = await invoke("listCategories", loadEvent("list-ok.json"));
+      expect(listed.statusCode).toBe(200);
+      expect(
+        total(metric(listed, metricNames.storeRetries, "listCategories"), metricNames.storeRetries),
+      ).toBe(2);
+      expect(declaring(listed.lines, metricNames.storeUnavailable)).toEqual([]);
+    } finally {
+      proxy.clear();
+    }
+  });
+
+  it("a store that stays down: StoreUnavailable 1 and Errors service_unavailable on the 503", async () => {
+    proxy.inject({ fault: "service_unavailable", times: Infinity });
+    try {
+      const answer = await invoke("listCategories", loadEvent("list-ok.json"));
+      expect(answer.statusCode).toBe(503);
+      const unavailable = metric(answer, metricNames.storeUnavailable, "listCategories");
+      expect(total(unavailable, metricNames.storeUnavailable)).toBe(1);
+      expect(total(unavailable, metricNames.storeRetries)).toBeGreaterThanOrEqual(1);
+      expect(metric(answer, metricNames.errors, "listCategories")).toMatchObject({
+        code: "service_unavailable",
+      });
+    } finally {
+      proxy.clear();
+    }
+  }, 15_000);
+});
