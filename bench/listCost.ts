@@ -26,6 +26,8 @@ export interface ListCostRow {
   readonly today: number;
   readonly steady: number;
   readonly afterCreate: number;
+  /** A list with nothing new, under a minute after a create (it also reads recent withdrawals). */
+  readonly settling: number;
   readonly cold: number;
   readonly todayListsPerSecond: number;
   readonly steadyListsPerSecond: number;
@@ -115,7 +117,7 @@ async function seed(db: DynamoDb, table: string, count: number): Promise<void> {
         ),
     );
   }
-  const counter = toItem({ value: count, version: count, withdrawals: 0, epoch: "seed" });
+  const counter = toItem({ value: count, version: count, epoch: "seed" });
   await db.call(
     "PutItem",
     { TableName: table, Item: { ...keyItem(keys.categoryCounter), ...counter } },
@@ -170,6 +172,7 @@ export async function listCost(
       const steady = await measure(proxy.meter, () => list(cache));
       await store.create({ name: "one more" }, "bench", deadline());
       const afterCreate = await measure(proxy.meter, () => list(cache));
+      const settling = await measure(proxy.meter, () => list(cache));
       proxy.meter.delayMs = addedLatencyMs;
       const todayCold = await measure(proxy.meter, () => store.list(deadline()));
       const coldSlow = await measure(proxy.meter, () => list(fresh()));
@@ -179,6 +182,7 @@ export async function listCost(
         today: today.units,
         steady: steady.units,
         afterCreate: afterCreate.units,
+        settling: settling.units,
         cold: cold.units,
         todayListsPerSecond: Math.floor(partitionReadUnits / today.units),
         steadyListsPerSecond: Math.floor(partitionReadUnits / steady.units),
@@ -211,6 +215,7 @@ export function printListCost(rows: readonly ListCostRow[]): void {
       "today RCU": row.today,
       "steady RCU": row.steady,
       "after 1 create RCU": row.afterCreate,
+      "<1 min after RCU": row.settling,
       "cold RCU": row.cold,
       "lists/s today": row.todayListsPerSecond,
       "lists/s steady": row.steadyListsPerSecond,
