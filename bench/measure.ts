@@ -141,7 +141,7 @@ export class Measurements {
         for (const [variant, seen] of calls) {
           if (seen !== calls.get("ours")) {
             throw new Error(
-              `broken benchmark: ${variant} ${workload.id} makes other store calls than ours:\n${seen}`,
+              `broken benchmark: ${variant} ${workload.id} makes other store calls than ours:\n${seen}\nours:\n${calls.get("ours") ?? ""}`,
             );
           }
         }

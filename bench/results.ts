@@ -4,6 +4,7 @@
  */
 import type { BenchFunction, Variant } from "./bundle.ts";
 import type { Cost } from "./cost.ts";
+import type { ListCostRow } from "./listCost.ts";
 
 export interface Calibration {
   readonly memoryMb: number;
@@ -60,6 +61,8 @@ export interface Results {
   /** The cheapest size meeting each function's target, as infra/template.yaml should set it. */
   readonly recommendation: Readonly<Record<BenchFunction, number>>;
   readonly findings: readonly string[];
+  /** Read units per list, today's full Query against the versioned cache (bench/listCost.ts). */
+  readonly listCost: readonly ListCostRow[];
 }
 
 /** The latency targets that choose MemorySize: warm p99 of ours for these workloads. */

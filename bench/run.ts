@@ -21,6 +21,7 @@ import type { BenchFunction } from "./bundle.ts";
 import { benchFunctions, buildAll, deployedNodeOptions, tmpDir } from "./bundle.ts";
 import { seedTable } from "./data.ts";
 import type { Plan } from "./measure.ts";
+import { listCost, printListCost } from "./listCost.ts";
 import { Measurements, tableOf, workloadsOf } from "./measure.ts";
 import { printReport } from "./report.ts";
 import type { ColdRow, Results, WarmRow } from "./results.ts";
@@ -103,6 +104,8 @@ async function main(): Promise<void> {
       cold.push(...measured.cold);
       warm.push(...measured.warm);
     }
+    phase("list cost: read units per list, today's design against the versioned cache");
+    const listCostRows = await listCost(quick ? [100] : [100, 10_000, 50_000]);
     const chosen = benchFunctions.map((fn) => ({ fn, ...recommend(warm, plan.sizes, fn) }));
     const results: Results = {
       version: 2,
@@ -130,12 +133,14 @@ async function main(): Promise<void> {
           ),
         ...compressionFindings(warm, plan.sizes),
       ],
+      listCost: listCostRows,
     };
     const path = quick
       ? resolve(tmpDir, "results-quick.json")
       : resolve(projectRoot, "bench/results.json");
     writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
     printReport(results);
+    printListCost(results.listCost);
     phase(`done: wrote ${path}`);
   } finally {
     db.close();

@@ -59,30 +59,69 @@ async function authorized(event: APIGatewayProxyEventV2): Promise<boolean> {
   return key.Item !== undefined && key.Item.revokedAt === undefined;
 }
 
-export async function listCategories(event: APIGatewayProxyEventV2): Promise<Result> {
-  if (!(await authorized(event))) return unauthorized;
-  const categories = [];
+/** The list's protocol (lib/categoryList/): the counter's version decides whether to re-read. */
+let cached: { version: string; body: string } | undefined;
+
+async function query(pk: string, range: string, values: Item, projection: string[]) {
+  const names = Object.fromEntries(projection.map((name, i) => [`#p${String(i)}`, name]));
+  const items: Item[] = [];
   let startKey: Item | undefined;
   do {
     const page = await call<{ Items: Item[]; LastEvaluatedKey?: Item }>("Query", {
       TableName: table,
-      KeyConditionExpression: "pk = :pk",
-      ExpressionAttributeValues: { ":pk": { S: "CATEGORY" } },
-      ExpressionAttributeNames: { "#n": "name" },
-      ProjectionExpression: "id, #n, description",
+      KeyConditionExpression: `pk = :pk AND ${range}`,
+      ExpressionAttributeValues: { ":pk": { S: pk }, ...values },
+      ExpressionAttributeNames: names,
+      ProjectionExpression: Object.keys(names).join(", "),
       ConsistentRead: true,
       ...(startKey && { ExclusiveStartKey: startKey }),
     });
-    for (const item of page.Items) {
-      categories.push({
-        id: Number(item.id?.N),
-        name: item.name?.S,
-        description: item.description?.S,
-      });
-    }
+    items.push(...page.Items);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return { statusCode: 200, headers: json, body: JSON.stringify(categories) };
+  return items;
+}
+
+const sortKey = (id: number): { S: string } => ({ S: String(id).padStart(16, "0") });
+
+export async function listCategories(event: APIGatewayProxyEventV2): Promise<Result> {
+  if (!(await authorized(event))) return unauthorized;
+  const counter = await call<{ Item?: Item }>("GetItem", {
+    TableName: table,
+    Key: { pk: { S: "COUNTER" }, sk: { S: "category" } },
+    ConsistentRead: true,
+  });
+  const version = `${counter.Item?.epoch?.S ?? ""}.${counter.Item?.version?.N ?? "0"}`;
+  if (cached?.version === version) return { statusCode: 200, headers: json, body: cached.body };
+  const last = Number(counter.Item?.value?.N ?? "0");
+  const parts = Math.max(1, Math.min(16, Math.floor(last / 1000)));
+  const size = Math.ceil(last / parts);
+  const ranges = [];
+  for (let low = 1; low <= last; low += size) ranges.push([low, Math.min(last, low + size - 1)]);
+  const [pages, withdrawn] = await Promise.all([
+    Promise.all(
+      ranges.map(([low = 0, high = 0]) =>
+        query(
+          "CATEGORY",
+          "sk BETWEEN :skLow AND :skHigh",
+          { ":skLow": sortKey(low), ":skHigh": sortKey(high) },
+          ["id", "name", "description", "createdAt"],
+        ),
+      ),
+    ),
+    query("WITHDRAWN", "sk > :skAbove", { ":skAbove": { S: "0".repeat(15) } }, ["id", "at"]),
+  ]);
+  const gone = new Set(withdrawn.map((item) => item.id?.N));
+  const categories = pages
+    .flat()
+    .filter((item) => !gone.has(item.id?.N))
+    .map((item) => ({
+      id: Number(item.id?.N),
+      name: item.name?.S,
+      description: item.description?.S,
+    }));
+  cached = { version, body: JSON.stringify(categories) };
+  return { statusCode: 200, headers: json, body: cached.body };
 }
 
 export async function createCategory(event: APIGatewayProxyEventV2): Promise<Result> {
@@ -91,9 +130,9 @@ export async function createCategory(event: APIGatewayProxyEventV2): Promise<Res
   const counter = await call<{ Attributes: Item }>("UpdateItem", {
     TableName: table,
     Key: { pk: { S: "COUNTER" }, sk: { S: "category" } },
-    UpdateExpression: "ADD #v :one",
+    UpdateExpression: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
     ExpressionAttributeNames: { "#v": "value" },
-    ExpressionAttributeValues: { ":one": { N: "1" } },
+    ExpressionAttributeValues: { ":one": { N: "1" }, ":now": { S: Date.now().toString(36) } },
     ReturnValues: "UPDATED_NEW",
   });
   const id = Number(counter.Attributes.value?.N);
@@ -109,6 +148,12 @@ export async function createCategory(event: APIGatewayProxyEventV2): Promise<Res
       requestId: { S: event.requestContext.requestId },
     },
     ConditionExpression: "attribute_not_exists(pk)",
+  });
+  await call("UpdateItem", {
+    TableName: table,
+    Key: { pk: { S: "COUNTER" }, sk: { S: "category" } },
+    UpdateExpression: "ADD version :one",
+    ExpressionAttributeValues: { ":one": { N: "1" } },
   });
   return { statusCode: 201, headers: json, body: JSON.stringify({ id, ...input }) };
 }

@@ -35,22 +35,61 @@ async function authorized(event: APIGatewayProxyEventV2): Promise<boolean> {
   return key.Item !== undefined && key.Item.revokedAt === undefined;
 }
 
-export const listCategories = middy<APIGatewayProxyEventV2, Result>().handler(async (event) => {
-  if (!(await authorized(event))) return unauthorized;
-  const categories: Category[] = [];
+/** The list's protocol (lib/categoryList/): the counter's version decides whether to re-read. */
+let cached: { version: string; body: string } | undefined;
+
+async function query(pk: string, range: string, values: object, projection: string[]) {
+  const names = Object.fromEntries(projection.map((name, i) => [`#p${String(i)}`, name]));
+  const items: Record<string, unknown>[] = [];
   const pages = paginateQuery(
     { client },
     {
       TableName,
-      KeyConditionExpression: "pk = :pk",
-      ExpressionAttributeValues: { ":pk": "CATEGORY" },
-      ExpressionAttributeNames: { "#n": "name" },
-      ProjectionExpression: "id, #n, description",
+      KeyConditionExpression: `pk = :pk AND ${range}`,
+      ExpressionAttributeValues: { ":pk": pk, ...values },
+      ExpressionAttributeNames: names,
+      ProjectionExpression: Object.keys(names).join(", "),
       ConsistentRead: true,
     },
   );
-  for await (const page of pages) categories.push(...((page.Items ?? []) as Category[]));
-  return { statusCode: 200, headers: json, body: JSON.stringify(categories) };
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
+}
+
+const sortKey = (id: number): string => String(id).padStart(16, "0");
+
+export const listCategories = middy<APIGatewayProxyEventV2, Result>().handler(async (event) => {
+  if (!(await authorized(event))) return unauthorized;
+  const { Item: counter } = await client.send(
+    new GetCommand({ TableName, Key: { pk: "COUNTER", sk: "category" }, ConsistentRead: true }),
+  );
+  const version = `${String(counter?.epoch ?? "")}.${String(counter?.version ?? 0)}`;
+  if (cached?.version === version) return { statusCode: 200, headers: json, body: cached.body };
+  const last = Number(counter?.value ?? 0);
+  const parts = Math.max(1, Math.min(16, Math.floor(last / 1000)));
+  const size = Math.ceil(last / parts);
+  const ranges: [number, number][] = [];
+  for (let low = 1; low <= last; low += size) ranges.push([low, Math.min(last, low + size - 1)]);
+  const [pages, withdrawn] = await Promise.all([
+    Promise.all(
+      ranges.map(([low, high]) =>
+        query(
+          "CATEGORY",
+          "sk BETWEEN :skLow AND :skHigh",
+          { ":skLow": sortKey(low), ":skHigh": sortKey(high) },
+          ["id", "name", "description", "createdAt"],
+        ),
+      ),
+    ),
+    query("WITHDRAWN", "sk > :skAbove", { ":skAbove": "0".repeat(15) }, ["id", "at"]),
+  ]);
+  const gone = new Set(withdrawn.map((item) => item.id));
+  const categories = pages
+    .flat()
+    .filter((item) => !gone.has(item.id))
+    .map(({ id, name, description }) => ({ id, name, description }) as Category);
+  cached = { version, body: JSON.stringify(categories) };
+  return { statusCode: 200, headers: json, body: cached.body };
 });
 
 export const createCategory = middy<APIGatewayProxyEventV2, Result>()
@@ -62,9 +101,9 @@ export const createCategory = middy<APIGatewayProxyEventV2, Result>()
       new UpdateCommand({
         TableName,
         Key: { pk: "COUNTER", sk: "category" },
-        UpdateExpression: "ADD #v :one",
+        UpdateExpression: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
         ExpressionAttributeNames: { "#v": "value" },
-        ExpressionAttributeValues: { ":one": 1 },
+        ExpressionAttributeValues: { ":one": 1, ":now": Date.now().toString(36) },
         ReturnValues: "UPDATED_NEW",
       }),
     );
@@ -81,6 +120,14 @@ export const createCategory = middy<APIGatewayProxyEventV2, Result>()
           requestId: event.requestContext.requestId,
         },
         ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
+    await client.send(
+      new UpdateCommand({
+        TableName,
+        Key: { pk: "COUNTER", sk: "category" },
+        UpdateExpression: "ADD version :one",
+        ExpressionAttributeValues: { ":one": 1 },
       }),
     );
     return { statusCode: 201, headers: json, body: JSON.stringify(category) };
