@@ -13,6 +13,10 @@ export interface paths {
          * @description Every category, ordered by `id` ascending: all of them, whatever the count (there is no
          *     paging). A large list is compressed when `Accept-Encoding` allows `br` or `gzip`; a list
          *     too large to send uncompressed to a client that accepts neither gets 406.
+         *
+         *     The list may be cached but must be revalidated every time: send its `ETag` back in
+         *     `If-None-Match` and an unchanged list answers 304 with no body. A list never misses a
+         *     category whose 201 was sent before the list began.
          */
         get: operations["listCategories"];
         put?: never;
@@ -415,6 +419,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The `ETag` of a list the client holds (or `*`, or several, comma-separated): if one names
+         *     the current list in the coding this request negotiates, the answer is 304 with no body.
+         */
+        IfNoneMatch: string;
+        /**
          * @description Makes a retried POST safe: 1 to 255 printable ASCII characters, chosen by the client
          *     (a UUID is a good choice). Kept for 24 hours per API key. Any other value gets 400
          *     `invalid_idempotency_key`.
@@ -423,7 +432,14 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Responses are never cached. */
+        /** @description The list may be kept, but only used after revalidation (`If-None-Match`). */
+        ListCacheControl: "private, no-cache";
+        /**
+         * @description Names the list's version and the content coding of the answer (each coding has its own
+         *     tag). Changes whenever a category is added. Weak: compare with weak comparison.
+         */
+        ListETag: string;
+        /** @description Responses are never cached (every answer but the list's 200 and 304). */
         CacheControl: "no-store";
         /** @description Clients must not sniff the media type. */
         XContentTypeOptions: "nosniff";
@@ -432,7 +448,10 @@ export interface components {
          *     `Accept-Encoding` allows `br` or `gzip` (`br` preferred at equal weight).
          */
         ContentEncoding: "br" | "gzip";
-        /** @description Present on bodies of 1 KiB or more, whose encoding depends on `Accept-Encoding`. */
+        /**
+         * @description Present on bodies of 1 KiB or more, whose encoding depends on `Accept-Encoding`, and on
+         *     every list answer, whose `ETag` does.
+         */
         Vary: "accept-encoding";
         /**
          * @description `true` when this response is a replay of the stored response to an earlier request with
@@ -479,7 +498,13 @@ export interface operations {
     listCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a list the client holds (or `*`, or several, comma-separated): if one names
+                 *     the current list in the coding this request negotiates, the answer is 304 with no body.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -491,7 +516,8 @@ export interface operations {
              */
             200: {
                 headers: {
-                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Control": components["headers"]["ListCacheControl"];
+                    ETag: components["headers"]["ListETag"];
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     Vary: components["headers"]["Vary"];
@@ -513,6 +539,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Category"][];
                 };
+            };
+            /**
+             * @description Not Modified: `If-None-Match` names the current tag, so the copy the client holds is
+             *     the current list. No body.
+             */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["ListCacheControl"];
+                    ETag: components["headers"]["ListETag"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             401: components["responses"]["Unauthorized"];
             406: components["responses"]["ResponseTooLarge"];
