@@ -3,6 +3,7 @@
  * Lambda (captured as is into CloudWatch) and locally; nothing here ever receives a key or hash.
  */
 import type { Clock } from "./clock.ts";
+import { readableStack } from "./stackTrace.ts";
 
 export interface RequestLogLine {
   readonly requestId: string;
@@ -42,14 +43,16 @@ export class RequestLogger implements RequestLog {
   }
 }
 
-/** The operator's view of an unexpected error: its chain of messages and the first stack. */
+/** The operator's view of an unexpected error: its chain of messages and the first stack, mapped to source. */
 export function describeFailure(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current !== undefined && depth < 5; depth++) {
     if (current instanceof Error) {
       parts.push(
-        depth === 0 && current.stack ? current.stack : `${current.name}: ${current.message}`,
+        depth === 0 && current.stack
+          ? readableStack(current.stack)
+          : `${current.name}: ${current.message}`,
       );
       current = current.cause;
     } else {

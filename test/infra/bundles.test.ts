@@ -3,7 +3,8 @@
  * global setup runs buildFunctions()) that loads as the Lambda Node.js runtime loads it: the
  * folder alone (as the zip `sam deploy` uploads, no node_modules anywhere above it), the .mjs
  * imported as ESM, the named export read, the template's environment plus what Lambda sets.
- * The loaded handler then answers a request that needs no store (401 or 404).
+ * The loaded handler then answers a request that needs no store (401 or 404), and a failure it
+ * logs names source lines (lib/stackTrace.ts), though no NODE_OPTIONS turns source maps on.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { sampleApiKey } from "../../local/functionEnv.ts";
 import { functionsOf, loadTemplate, projectRoot } from "../../local/template.ts";
 import { stageConfig } from "../../scripts/stages.ts";
 import type { Json, JsonObject } from "../support/cloudFormation.ts";
@@ -48,7 +50,7 @@ function variablesOf(environment: Json | undefined): JsonObject {
 
 /** What the runtime does for an ESM handler, then one invocation; prints a JSON report. */
 const loader = `
-const [file, exportName, event] = process.argv.slice(1);
+const [file, exportName, event, remainingMs] = process.argv.slice(1);
 const module = await import(file);
 const handler = module[exportName];
 const report = { exportType: typeof handler, exports: Object.keys(module) };
@@ -57,7 +59,7 @@ if (typeof handler === "function") {
     awsRequestId: "bundle-test", functionName: "bundle-test", functionVersion: "$LATEST",
     invokedFunctionArn: "arn:aws:lambda:eu-west-1:000000000000:function:bundle-test",
     memoryLimitInMB: "512", logGroupName: "/aws/lambda/bundle-test", logStreamName: "x",
-    callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 5000,
+    callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => Number(remainingMs),
   };
   const result = await handler(JSON.parse(event), context);
   report.statusCode = result?.statusCode;
@@ -66,7 +68,7 @@ if (typeof handler === "function") {
 process.stdout.write("REPORT " + JSON.stringify(report) + "\\n");
 `;
 
-function event(routeKey: string): string {
+function event(routeKey: string, authorization?: string): string {
   const [method = "GET", pattern = "/v1/not-a-route"] =
     routeKey === "$default" ? ["GET", "/v1/not-a-route"] : routeKey.split(" ");
   const path = pattern.replaceAll(/\{[^}]+\}/g, "1");
@@ -75,7 +77,10 @@ function event(routeKey: string): string {
     routeKey,
     rawPath: path,
     rawQueryString: "",
-    headers: { host: "example.execute-api.eu-west-1.amazonaws.com" },
+    headers: {
+      host: "example.execute-api.eu-west-1.amazonaws.com",
+      ...(authorization !== undefined && { authorization }),
+    },
     requestContext: {
       accountId: "000000000000",
       apiId: "example",
@@ -123,12 +128,11 @@ describe.each(functions.map((spec) => [spec.name, spec] as const))("%s bundle", 
   // The pre-traffic hook answers CodeDeploy, not requests: test/infra/deployHook.test.ts runs it.
   if (spec.routeKeys.length === 0) return;
 
-  it("loads alone as the Lambda runtime loads it and answers", () => {
+  /** Runs the bundle alone, from a copy of its folder, on one event; its report and stdout. */
+  function runAlone(eventJson: string, overrides: Record<string, string> = {}, remainingMs = 5000) {
     const taskRoot = join(scratch, spec.name);
     cpSync(spec.codeDir, taskRoot, { recursive: true });
     expect(existsSync(join(dirname(scratch), "node_modules"))).toBe(false);
-    const env = templateEnvironment(spec.logicalId);
-    const routeKey = spec.routeKeys[0] ?? "$default";
     const child = spawnSync(
       process.execPath,
       [
@@ -137,7 +141,8 @@ describe.each(functions.map((spec) => [spec.name, spec] as const))("%s bundle", 
         loader,
         pathToFileURL(join(taskRoot, spec.handlerFile)).href,
         spec.handlerExport,
-        event(routeKey),
+        eventJson,
+        String(remainingMs),
       ],
       {
         cwd: taskRoot,
@@ -145,7 +150,7 @@ describe.each(functions.map((spec) => [spec.name, spec] as const))("%s bundle", 
         timeout: 20_000,
         env: {
           PATH: process.env.PATH ?? "",
-          ...env,
+          ...templateEnvironment(spec.logicalId),
           // What Lambda itself sets; the credentials are placeholders, never used here.
           LAMBDA_TASK_ROOT: taskRoot,
           AWS_REGION: "eu-west-1",
@@ -154,6 +159,7 @@ describe.each(functions.map((spec) => [spec.name, spec] as const))("%s bundle", 
           AWS_ACCESS_KEY_ID: "AKIDPLACEHOLDER",
           AWS_SECRET_ACCESS_KEY: "placeholder",
           AWS_SESSION_TOKEN: "placeholder",
+          ...overrides,
         },
       },
     );
@@ -164,10 +170,35 @@ describe.each(functions.map((spec) => [spec.name, spec] as const))("%s bundle", 
       statusCode?: number;
       body?: string;
     };
+    return { report, stdout: child.stdout };
+  }
+
+  it("loads alone as the Lambda runtime loads it and answers", () => {
+    const routeKey = spec.routeKeys[0] ?? "$default";
+    const { report } = runAlone(event(routeKey));
     expect(report.exportType).toBe("function");
     // No Authorization header: 401 before any store call; $default: 404 without one.
     const expected = routeKey === "$default" ? 404 : 401;
     expect(report.statusCode, report.body).toBe(expected);
-    expect(env.NODE_OPTIONS).toContain("--enable-source-maps");
+  });
+
+  // A key makes the function call the store, which is unreachable here: a 503 whose log line
+  // carries the failure's stack, mapped from the minified bundle to source lines on the way out.
+  const storeRoute = spec.routeKeys.find((key) => key !== "$default");
+  if (!storeRoute) return;
+  it("logs a failure's stack with source file lines, not minified bundle offsets", () => {
+    const { report, stdout } = runAlone(
+      event(storeRoute, `Bearer ${sampleApiKey}`),
+      { DYNAMODB_ENDPOINT: "http://127.0.0.1:9", STORE_ATTEMPT_TIMEOUT_MS: "200" },
+      1000,
+    );
+    expect(report.statusCode, report.body).toBe(503);
+    const logged = stdout
+      .split("\n")
+      .filter((text) => text.startsWith("{"))
+      .map((text) => JSON.parse(text) as { detail?: string })
+      .find((entry) => entry.detail !== undefined);
+    expect(logged?.detail).toMatch(/\n\s+at .*\blib\/[\w/]+\.ts:\d+:\d+/);
+    expect(logged?.detail).not.toMatch(/index\.mjs:\d+:\d+/);
   });
 });
