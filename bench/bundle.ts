@@ -1,39 +1,35 @@
 /**
- * What the bench runs, built under .bench-tmp/ (git-ignored): the service's bundles from
- * scripts/build.ts (copied, so a rebuild of dist/ mid-run changes nothing); the same built with
- * lib/metrics.ts swapped for a no-op (bench/variants/noMetrics.ts), to show what metrics cost; the
- * limit and typical variants with the same esbuild options; and the measuring child.
+ * What the bench runs, built under .bench-tmp/: the bundles of `npm run build` (copied, so a
+ * rebuild of dist/ mid-run changes nothing); the same built with lib/metrics.ts swapped for a
+ * no-op (variants/noMetrics.ts), to show what metrics cost; the limit and typical variants with
+ * the same esbuild options; and the measuring child.
  */
 import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Plugin } from "esbuild";
+import type { PluginBuild } from "esbuild";
 import { build } from "esbuild";
 import { loadTemplate, projectRoot } from "../local/template.ts";
 import { buildFunctions, functionBuilds, lambdaBundleOptions } from "../scripts/build.ts";
+import { tmpDir } from "./sandbox.ts";
 
 export const benchFunctions = ["listCategories", "createCategory"] as const;
 export type BenchFunction = (typeof benchFunctions)[number];
-export const noMetrics = "ours without metrics";
-export const variants = ["ours", noMetrics, "limit", "typical"] as const;
+export const variants = ["ours", "ours without metrics", "limit", "typical"] as const;
 export type Variant = (typeof variants)[number];
 export type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
 
-export const tmpDir = resolve(projectRoot, ".bench-tmp");
-
 /** NODE_OPTIONS from the template's Globals ("" when none): ours runs as deployed. */
 export function deployedNodeOptions(): string {
-  const env = loadTemplate().Globals?.Function?.Environment as
-    { Variables?: Record<string, unknown> } | undefined;
-  const value = env?.Variables?.NODE_OPTIONS;
+  const env = loadTemplate().Globals?.Function?.Environment as { Variables?: object } | undefined;
+  const value = (env?.Variables as { NODE_OPTIONS?: unknown } | undefined)?.NODE_OPTIONS;
   return typeof value === "string" ? value.trim() : "";
 }
 
-const noOpMetrics: Plugin = {
+const noOpMetrics = {
   name: "no-op-metrics",
-  setup: (esbuild) => {
-    esbuild.onResolve({ filter: /^\.\/metrics\.ts$/ }, () => ({
-      path: resolve(projectRoot, "bench/variants/noMetrics.ts"),
-    }));
+  setup: (b: PluginBuild): void => {
+    const path = resolve(projectRoot, "bench/variants/noMetrics.ts");
+    b.onResolve({ filter: /^\.\/metrics\.ts$/ }, () => ({ path }));
   },
 };
 
@@ -42,52 +38,34 @@ async function bundle(
   fn: BenchFunction,
 ): Promise<{ path: string; bytes: number }> {
   const dir = resolve(tmpDir, "bundles", variant, fn);
-  const path = resolve(dir, "index.mjs");
+  const outfile = resolve(dir, "index.mjs");
   if (variant === "ours") {
     mkdirSync(dir, { recursive: true });
-    for (const file of ["index.mjs", "index.mjs.map"]) {
+    for (const file of ["index.mjs", "index.mjs.map"])
       copyFileSync(resolve(projectRoot, "dist", fn, file), resolve(dir, file));
-    }
-  } else if (variant === noMetrics) {
+  } else if (variant === "ours without metrics") {
     const { options } = functionBuilds().find((b) => b.name === fn) ?? {};
-    await build({ ...options, outfile: path, plugins: [noOpMetrics] });
+    await build({ ...options, outfile, plugins: [noOpMetrics] });
   } else {
-    await build({
-      ...lambdaBundleOptions,
-      // One bundle per function, as shipped: the entry re-exports that function's handler only.
-      stdin: {
-        contents: `export { ${fn} as handler } from "./${variant}.ts";`,
-        resolveDir: resolve(projectRoot, "bench/variants"),
-        sourcefile: `${variant}-${fn}.ts`,
-        loader: "ts",
-      },
-      outfile: path,
-    });
+    // One bundle per function, as shipped: the entry re-exports that function's handler only.
+    const contents = `export { ${fn} as handler } from "./${variant}.ts";`;
+    const resolveDir = resolve(projectRoot, "bench/variants");
+    await build({ ...lambdaBundleOptions, stdin: { contents, resolveDir, loader: "ts" }, outfile });
   }
-  return { path, bytes: statSync(path).size };
+  return { path: outfile, bytes: statSync(outfile).size };
 }
 
 export async function buildAll(): Promise<{ bundles: Bundles; child: string }> {
   await buildFunctions();
-  const built = async (variant: Variant): Promise<Bundles[Variant]> => ({
-    listCategories: await bundle(variant, "listCategories"),
-    createCategory: await bundle(variant, "createCategory"),
-  });
-  const bundles = {
-    ours: await built("ours"),
-    [noMetrics]: await built(noMetrics),
-    limit: await built("limit"),
-    typical: await built("typical"),
-  };
+  const bundles = {} as Bundles;
+  for (const v of variants)
+    bundles[v] = {
+      listCategories: await bundle(v, "listCategories"),
+      createCategory: await bundle(v, "createCategory"),
+    };
   const child = resolve(tmpDir, "child.mjs");
-  await build({
-    entryPoints: [resolve(projectRoot, "bench/child.ts")],
-    outfile: child,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node24",
-    logLevel: "warning",
-  });
+  const entryPoints = [resolve(projectRoot, "bench/child.ts")];
+  const options = { bundle: true, format: "esm", platform: "node", target: "node24" } as const;
+  await build({ ...options, entryPoints, outfile: child, logLevel: "warning" });
   return { bundles, child };
 }

@@ -1,8 +1,8 @@
 /**
- * One measuring process. run.ts bundles this file to plain JavaScript and starts it fresh, inside
- * the CPU cgroup of the memory size being measured, for every task: so the process holds what a
- * Lambda sandbox holds (Node, the modules the runtime preloads, one function's bundle) and its
- * import runs cold. It measures the import, the first call, then warm calls until its sample
+ * One measuring process. The bench bundles this file to plain JavaScript and starts it fresh,
+ * inside the CPU cgroup of the memory size being measured, for every task: so the process holds
+ * what a Lambda sandbox holds (Node, the modules the runtime preloads, one function's bundle) and
+ * its import runs cold. It times the import, the first call, then warm calls until its sample
  * count or time budget is reached, and checks every answer. Or, for `calibrate`, it runs a fixed
  * CPU-bound loop, which shows whether the CPU quota really slows the process down.
  */
@@ -12,15 +12,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { lambdaContext } from "../local/apiGateway.ts";
 import { lambdaBodyText } from "../scripts/lib/httpClient.ts";
 
-export type Expectation =
-  | { readonly kind: "list"; readonly count: number }
-  | { readonly kind: "create"; readonly name: string };
-
 export interface MeasureTask {
   readonly bundle: string;
   readonly functionName: string;
   readonly event: APIGatewayProxyEventV2;
-  readonly expect: Expectation;
+  /** The answer every call must give: a create of this name, or all `count` categories in order. */
+  readonly expect: { readonly name: string } | { readonly count: number };
   /** Warm calls: at least `minCalls`, then until `budgetMs` is spent or `maxCalls` is reached. */
   readonly minCalls: number;
   readonly maxCalls: number;
@@ -29,41 +26,33 @@ export interface MeasureTask {
   readonly settleMs: number;
 }
 export type ChildTask = MeasureTask | { readonly calibrate: number };
-
 export interface MeasureResult {
   readonly importMs: number;
   readonly firstMs: number;
   readonly durationsMs: readonly number[];
   readonly maxRssBytes: number;
 }
-export interface CalibrateResult {
-  readonly wallMs: number;
-  readonly cpuMs: number;
-}
+export type CalibrateResult = { readonly wallMs: number; readonly cpuMs: number };
+type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyStructuredResultV2>;
 
-type Result = APIGatewayProxyStructuredResultV2;
-type Handler = (event: unknown, context: unknown) => Promise<Result>;
-
-/** Throws unless the answer is the expected one: a list of all categories in id order, or the create. */
-function check(result: Result, expect: Expectation): void {
-  const status = result.statusCode ?? 200;
+function check(result: APIGatewayProxyStructuredResultV2, expect: MeasureTask["expect"]): void {
   const text = lambdaBodyText(result);
-  const wrong = (what: string): never => {
-    throw new Error(`wrong answer (${status}): ${what}: ${text.slice(0, 200)}`);
-  };
-  if (status !== (expect.kind === "create" ? 201 : 200)) wrong("status");
-  const parsed = JSON.parse(text) as unknown;
-  if (expect.kind === "create") {
-    if ((parsed as { name?: unknown }).name !== expect.name) wrong("created");
-    return;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== expect.count) wrong(`not ${expect.count} items`);
-  (parsed as { id?: unknown }[]).forEach((category, index) => {
-    if (category.id !== index + 1) wrong(`item ${index} out of order`);
-  });
+  const parsed = JSON.parse(text) as { name?: unknown } | { id?: unknown }[];
+  const right =
+    "name" in expect
+      ? result.statusCode === 201 && !Array.isArray(parsed) && parsed.name === expect.name
+      : (result.statusCode ?? 200) === 200 &&
+        Array.isArray(parsed) &&
+        parsed.length === expect.count &&
+        parsed.every((category, index) => category.id === index + 1);
+  if (!right) throw new Error(`wrong answer (${String(result.statusCode)}): ${text.slice(0, 200)}`);
 }
 
 async function measure(task: MeasureTask): Promise<MeasureResult> {
+  await new Promise((settled) => setTimeout(settled, task.settleMs));
+  const importStart = performance.now();
+  const { handler } = (await import(pathToFileURL(task.bundle).href)) as { handler: Handler };
+  const importMs = performance.now() - importStart;
   const call = async (): Promise<number> => {
     const start = performance.now();
     const result = await handler(structuredClone(task.event), lambdaContext(task.functionName, 10));
@@ -71,27 +60,20 @@ async function measure(task: MeasureTask): Promise<MeasureResult> {
     check(result, task.expect);
     return ms;
   };
-  await new Promise((settled) => setTimeout(settled, task.settleMs));
-  const importStart = performance.now();
-  const { handler } = (await import(pathToFileURL(task.bundle).href)) as { handler: Handler };
-  const importMs = performance.now() - importStart;
   const firstMs = await call();
   const durationsMs: number[] = [];
   const until = performance.now() + task.budgetMs;
   while (
     durationsMs.length < task.minCalls ||
     (durationsMs.length < task.maxCalls && performance.now() < until)
-  ) {
+  )
     durationsMs.push(await call());
-  }
-  const maxRssBytes = process.resourceUsage().maxRSS * 1024;
-  return { importMs, firstMs, durationsMs, maxRssBytes };
+  return { importMs, firstMs, durationsMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 
 /** A fixed amount of integer arithmetic: the same CPU work wherever it runs. */
 function calibrate(rounds: number): CalibrateResult {
-  const cpuStart = process.cpuUsage();
-  const start = performance.now();
+  const [cpuStart, start] = [process.cpuUsage(), performance.now()];
   let x = 1;
   for (let i = 0; i < rounds; i++) x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
   const wallMs = performance.now() - start;

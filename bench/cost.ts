@@ -1,21 +1,16 @@
 /**
- * What a million requests cost at a memory size: Lambda compute and requests, the HTTP API's
- * request charge and DynamoDB's on-demand request units.
- *
- * Prices in US dollars, eu-west-1 (Ireland), on-demand, no free tier. They were NOT read from the
- * live pricing pages for this commit (the bench machine has no internet access): they are the
- * published figures as the author knew them in 2025, from
- *   https://aws.amazon.com/lambda/pricing/           arm64 $0.0000133334 per GB-s (first 7.5
- *                                                    billion GB-s a month), $0.20 per 1M requests
- *   https://aws.amazon.com/api-gateway/pricing/      HTTP API $1.00 per 1M requests (first 300M a
- *                                                    month; the us-east-1 figure, some regions list
- *                                                    a little more)
- *   https://aws.amazon.com/dynamodb/pricing/on-demand/  $0.7068 per 1M write request units and
- *                                                    $0.1415 per 1M read request units (eu-west-1
- *                                                    after the November 2024 halving of on-demand
- *                                                    prices)
- * Check them there before deciding on money; the sizing below depends on their ratios, which
- * change far less often than the figures.
+ * What a million requests cost: Lambda compute and requests, the HTTP API's request charge and
+ * DynamoDB's on-demand request units. US dollars, eu-west-1, on-demand, no free tier. NOT read
+ * from the live pages for this commit (no internet access here): the published figures as the
+ * author knew them in 2025, from
+ *   https://aws.amazon.com/lambda/pricing/ (arm64 $0.0000133334 per GB-s, first 7.5 billion GB-s
+ *     a month; $0.20 per 1M requests),
+ *   https://aws.amazon.com/api-gateway/pricing/ (HTTP API $1.00 per 1M requests, first 300M a
+ *     month; the us-east-1 figure, some regions list a little more),
+ *   https://aws.amazon.com/dynamodb/pricing/on-demand/ ($0.7068 per 1M write and $0.1415 per 1M
+ *     read request units, eu-west-1 after the November 2024 halving of on-demand prices).
+ * Check them there before deciding on money; the sizing depends on their ratios, which change far
+ * less often than the figures.
  */
 export const prices = {
   lambdaGbSecond: 0.0000133334,
@@ -25,34 +20,22 @@ export const prices = {
   dynamoWriteUnit: 0.7068 / 1e6,
 } as const;
 
-export interface Cost {
-  readonly lambda: number;
-  readonly api: number;
-  readonly dynamo: number;
-  readonly total: number;
-}
+export type Units = { readonly readUnits: number; readonly writeUnits: number };
+export type Cost = Readonly<Record<"lambda" | "api" | "dynamo" | "total", number>>;
 
-/**
- * Per million requests, each billed for its own duration rounded up to the millisecond (Lambda's
- * rule since December 2020), with the store units one request consumes.
- */
+/** Each request billed for its own duration rounded up to the ms (Lambda's rule since 2020). */
 export function costPerMillion(
   memoryMb: number,
   durationsMs: readonly number[],
-  units: { readonly readUnits: number; readonly writeUnits: number },
+  units: Units,
 ): Cost {
-  const billedMs =
-    durationsMs.reduce((sum, ms) => sum + Math.ceil(ms), 0) / Math.max(1, durationsMs.length);
-  const lambda =
-    1e6 * ((memoryMb / 1024) * (billedMs / 1000) * prices.lambdaGbSecond + prices.lambdaRequest);
+  const billedMs = durationsMs.reduce((sum, ms) => sum + Math.ceil(ms), 0) / durationsMs.length;
+  const gbSeconds = (memoryMb / 1024) * (billedMs / 1000);
+  const lambda = 1e6 * (gbSeconds * prices.lambdaGbSecond + prices.lambdaRequest);
   const api = 1e6 * prices.httpApiRequest;
-  const dynamo =
-    1e6 * (units.readUnits * prices.dynamoReadUnit + units.writeUnits * prices.dynamoWriteUnit);
+  const { readUnits, writeUnits } = units;
+  const dynamo = 1e6 * (readUnits * prices.dynamoReadUnit + writeUnits * prices.dynamoWriteUnit);
   const round = (dollars: number): number => Math.round(dollars * 1000) / 1000;
-  return {
-    lambda: round(lambda),
-    api: round(api),
-    dynamo: round(dynamo),
-    total: round(lambda + api + dynamo),
-  };
+  const total = lambda + api + dynamo;
+  return { lambda: round(lambda), api: round(api), dynamo: round(dynamo), total: round(total) };
 }

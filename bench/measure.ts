@@ -1,45 +1,71 @@
 /**
- * The measurements, each in fresh child processes: the calibration loop, one pass through the
- * recording proxy (same store calls, store units), and per memory size the cold starts and the
- * warm workloads of every variant.
+ * What is measured, each time in a fresh child process (child.ts) inside a cgroup (sandbox.ts):
+ * the calibration loop; one pass through the store proxy (same store calls, store units); and per
+ * memory size the cold starts and the warm workloads of every variant.
  */
 import { median, percentile } from "../scripts/lib/stats.ts";
 import type { BenchFunction, Bundles, Variant } from "./bundle.ts";
 import { benchFunctions, variants } from "./bundle.ts";
 import type { CalibrateResult, MeasureResult, MeasureTask } from "./child.ts";
+import type { Cost, Units } from "./cost.ts";
 import { costPerMillion } from "./cost.ts";
 import { categoriesEvent } from "./data.ts";
-import type { Calibration, ColdRow, WarmRow } from "./results.ts";
-import { headroom } from "./results.ts";
+import { startStoreProxy } from "./proxy.ts";
 import type { Sandbox } from "./sandbox.ts";
-import { periodUs, runChild } from "./sandbox.ts";
-import { startRecordingProxy } from "./storeCalls.ts";
+import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
 
-export interface Plan {
-  readonly sizes: readonly number[];
-  readonly coldRuns: number;
-  /** Warm calls per process: at least minCalls, then until budgetMs or maxCalls. */
-  readonly minCalls: number;
-  readonly maxCalls: number;
-  readonly budgetMs: number;
-  readonly listSizes: readonly number[];
-}
+type Calls = Pick<MeasureTask, "minCalls" | "maxCalls" | "budgetMs">;
+export type Plan = Calls & { sizes: number[]; coldRuns: number; listSizes: number[] };
+/** `count`: the categories in the table it reads (0: the table creates write to). */
+export type Workload = {
+  id: string;
+  fn: BenchFunction;
+  count: number;
+  variants: readonly Variant[];
+  acceptEncoding?: string;
+};
+export type Bench = {
+  plan: Plan;
+  workloads: Workload[];
+  bundles: Bundles;
+  child: string;
+  endpoint: string;
+  /** The template's NODE_OPTIONS: ours runs as deployed. */
+  nodeOptions: string;
+};
+/** Ours' store units per request of each workload: a cold call, and one with nothing changed. */
+export type StoreUnits = Readonly<Record<string, { cold: Units; steady: Units }>>;
+/** slowdown: wall time over the full core's; wallPerCpu: over the loop's own CPU time. */
+export type Calibration = Record<
+  "memoryMb" | "share" | "wallMs" | "slowdown" | "wallPerCpu",
+  number
+> & {
+  ok: boolean;
+};
+type Row = { memoryMb: number; variant: Variant; fn: BenchFunction };
+/** importMs and firstMs: medians over the cold processes. */
+export type ColdRow = Row & Record<"bundleBytes" | "importMs" | "firstMs", number>;
+/** oomRisk: RSS over `headroom` of the size; the cost is at the steady-state store units. */
+export type WarmRow = Row &
+  Record<"calls" | "p50Ms" | "p99Ms" | "peakRssMb", number> & {
+    workload: string;
+    oomRisk: boolean;
+    costPerMillion: Cost;
+  };
 
-export interface Workload {
-  readonly id: string;
-  readonly fn: BenchFunction;
-  /** Categories in the table it reads; 0: the table creates write to. */
-  readonly count: number;
-  readonly acceptEncoding?: string;
-  readonly variants: readonly Variant[];
-}
+/** Over this share of the memory size, Lambda would be close to killing the sandbox. */
+export const headroom = 0.85;
+export const tableOf = (count: number): string => `bench-${count === 0 ? "create" : count}`;
+const exactly = (n: number): Calls => ({ minCalls: n, maxCalls: n, budgetMs: 0 });
 
 /** Creates; lists as compared (no Accept-Encoding); ours' lists as a browser gets them (br). */
-export function workloadsOf(listSizes: readonly number[]): Workload[] {
+export function workloadsOf(listSizes: number[]): Workload[] {
   const list = (count: number, br: boolean): Workload => ({
-    id: `list ${count.toLocaleString("en-US")}${br ? " br" : ""}`,
-    fn: "listCategories",
-    count,
+    ...{
+      id: `list ${count.toLocaleString("en-US")}${br ? " br" : ""}`,
+      fn: "listCategories",
+      count,
+    },
     ...(br ? { acceptEncoding: "br", variants: ["ours"] } : { variants }),
   });
   return [
@@ -49,154 +75,114 @@ export function workloadsOf(listSizes: readonly number[]): Workload[] {
   ];
 }
 
-export const tableOf = (count: number): string => `bench-${count === 0 ? "create" : count}`;
-const createName = "Bench category";
-const fullSpeed: Sandbox = { memoryMb: 1769, share: 1, group: undefined };
-type Units = { readonly readUnits: number; readonly writeUnits: number };
-
-export interface Setup {
-  readonly plan: Plan;
-  readonly workloads: readonly Workload[];
-  readonly bundles: Bundles;
-  readonly child: string;
-  readonly endpoint: string;
-  /** The template's NODE_OPTIONS: ours runs as deployed. */
-  readonly nodeOptions: string;
+function run(b: Bench, v: Variant, w: Workload, sandbox: Sandbox, calls: Calls, via = "") {
+  const [name, create] = ["Bench category", w.fn === "createCategory"];
+  const body = create ? JSON.stringify({ name, description: "A first night." }) : "";
+  const task: MeasureTask = {
+    ...{ bundle: b.bundles[v][w.fn].path, functionName: w.fn, settleMs: periodUs / 1000 },
+    ...{ event: categoriesEvent(create ? "POST" : "GET", body, w.acceptEncoding), ...calls },
+    expect: create ? { name } : { count: w.count },
+  };
+  const nodeOptions = v.startsWith("ours") ? b.nodeOptions : "";
+  const store = { endpoint: via || b.endpoint, table: tableOf(w.count), nodeOptions };
+  return runChild<MeasureResult>(b.child, task, sandbox, store);
 }
 
-export class Measurements {
-  readonly #setup: Setup;
-  constructor(setup: Setup) {
-    this.#setup = setup;
+/**
+ * A fixed loop at full speed, then under each quota. A busy machine only adds wall time, so an
+ * enforced quota keeps wall ÷ CPU at 1 ÷ share or above: under 0.8 of that, it is not applied.
+ */
+export async function calibrate(
+  child: string,
+  sandboxes: Sandbox[],
+): Promise<{ referenceMs: number; rows: Calibration[] }> {
+  const loop = (s: Sandbox) => runChild<CalibrateResult>(child, { calibrate: 60_000_000 }, s);
+  const referenceMs = (await loop(fullSpeed)).wallMs;
+  const rows: Calibration[] = [];
+  for (const sandbox of sandboxes.filter((s) => s.group)) {
+    const { memoryMb, share } = sandbox;
+    const { wallMs, cpuMs } = await loop(sandbox);
+    const [slowdown, wallPerCpu] = [wallMs / referenceMs, wallMs / cpuMs];
+    rows.push({ memoryMb, share, wallMs, slowdown, wallPerCpu, ok: wallPerCpu >= 0.8 / share });
   }
+  return { referenceMs, rows };
+}
 
-  #run(
-    variant: Variant,
-    workload: Workload,
-    warm: boolean,
-    sandbox: Sandbox,
-    endpoint = this.#setup.endpoint,
-  ) {
-    const create = workload.fn === "createCategory";
-    const body = create
-      ? JSON.stringify({ name: createName, description: "A first night." })
-      : undefined;
-    const task: MeasureTask = {
-      bundle: this.#setup.bundles[variant][workload.fn].path,
-      functionName: workload.fn,
-      event: categoriesEvent(create ? "POST" : "GET", body, workload.acceptEncoding),
-      expect: create
-        ? { kind: "create", name: createName }
-        : { kind: "list", count: workload.count },
-      minCalls: warm ? this.#setup.plan.minCalls : 0,
-      maxCalls: warm ? this.#setup.plan.maxCalls : 0,
-      budgetMs: warm ? this.#setup.plan.budgetMs : 0,
-      settleMs: periodUs / 1000,
-    };
-    const store = { endpoint, table: tableOf(workload.count) };
-    const options = variant.startsWith("ours") ? this.#setup.nodeOptions : "";
-    return runChild<MeasureResult>(this.#setup.child, task, sandbox, store, options);
+/** Through the proxy: each variant's calls (a cold call, then a warm one) must be ours'. */
+export async function storeUnits(b: Bench): Promise<StoreUnits> {
+  const proxy = await startStoreProxy(b.endpoint);
+  const units: Record<string, { cold: Units; steady: Units }> = {};
+  try {
+    for (const w of b.workloads) {
+      const through = async (variant: Variant, calls: number) => {
+        await run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint);
+        return proxy.take();
+      };
+      const cold = await through("ours", 0);
+      const ours = await through("ours", 1);
+      const steady = (u: keyof Units): number => ours[u] - cold[u];
+      units[w.id] = {
+        cold: { readUnits: cold.readUnits, writeUnits: cold.writeUnits },
+        steady: { readUnits: steady("readUnits"), writeUnits: steady("writeUnits") },
+      };
+      for (const variant of w.variants.filter((v) => v !== "ours")) {
+        const [seen, expected] = [
+          (await through(variant, 1)).calls.join("\n"),
+          ours.calls.join("\n"),
+        ];
+        if (seen === expected) continue;
+        const calls = `${seen}\nours:\n${expected}`;
+        throw new Error(
+          `broken benchmark: ${variant} ${w.id} makes other store calls than ours:\n${calls}`,
+        );
+      }
+    }
+  } finally {
+    proxy.close();
   }
+  return units;
+}
 
-  /**
-   * A fixed loop at full speed, then under each quota. A busy machine only adds wall time, so an
-   * enforced quota keeps wall ÷ CPU at 1 ÷ share or above: under 0.8 of that, it is not applied.
-   */
-  async calibrate(
-    sandboxes: readonly Sandbox[],
-  ): Promise<{ referenceMs: number; rows: Calibration[] }> {
-    const loop = (sandbox: Sandbox) =>
-      runChild<CalibrateResult>(this.#setup.child, { calibrate: 60_000_000 }, sandbox);
-    const reference = await loop(fullSpeed);
-    const rows: Calibration[] = [];
-    for (const sandbox of sandboxes.filter((s) => s.group !== undefined)) {
-      const { wallMs, cpuMs } = await loop(sandbox);
-      const wallPerCpu = wallMs / cpuMs;
-      const slowdown = wallMs / reference.wallMs;
-      rows.push({
-        memoryMb: sandbox.memoryMb,
-        share: sandbox.share,
-        wallMs,
-        slowdown,
-        wallPerCpu,
-        ok: wallPerCpu >= 0.8 / sandbox.share,
+/** Cold starts (median of coldRuns fresh processes) and every warm workload, at one size. */
+export async function atSize(
+  b: Bench,
+  sandbox: Sandbox,
+  units: StoreUnits,
+): Promise<[ColdRow[], WarmRow[]]> {
+  const { memoryMb } = sandbox;
+  const cold: ColdRow[] = [];
+  for (const fn of benchFunctions) {
+    const first = b.workloads.find((w) => w.fn === fn);
+    for (const variant of first ? variants : []) {
+      const runs: MeasureResult[] = [];
+      for (let i = 0; i < b.plan.coldRuns; i++)
+        runs.push(await run(b, variant, first as Workload, sandbox, exactly(0)));
+      const [importMs, firstMs] = [
+        median(runs.map((r) => r.importMs)),
+        median(runs.map((r) => r.firstMs)),
+      ];
+      cold.push({
+        memoryMb,
+        variant,
+        fn,
+        bundleBytes: b.bundles[variant][fn].bytes,
+        importMs,
+        firstMs,
       });
     }
-    return { referenceMs: reference.wallMs, rows };
   }
-
-  /** One call per variant and workload through the proxy: ours' calls and units per request. */
-  async storeUnits(): Promise<Map<string, Units>> {
-    const proxy = await startRecordingProxy(this.#setup.endpoint);
-    const units = new Map<string, Units>();
-    try {
-      for (const workload of this.#setup.workloads) {
-        const calls = new Map<Variant, string>();
-        for (const variant of workload.variants) {
-          await this.#run(variant, workload, false, fullSpeed, proxy.endpoint);
-          const recorded = proxy.take();
-          calls.set(variant, recorded.calls.join("\n"));
-          if (variant === "ours") units.set(workload.id, recorded);
-        }
-        for (const [variant, seen] of calls) {
-          if (seen !== calls.get("ours")) {
-            throw new Error(
-              `broken benchmark: ${variant} ${workload.id} makes other store calls than ours:\n${seen}\nours:\n${calls.get("ours") ?? ""}`,
-            );
-          }
-        }
-      }
-    } finally {
-      await proxy.close();
+  const warm: WarmRow[] = [];
+  for (const w of b.workloads)
+    for (const variant of w.variants) {
+      const { durationsMs: ms, maxRssBytes } = await run(b, variant, w, sandbox, b.plan);
+      // Priced at the units of a call with nothing changed since the last: the steady state.
+      const steady = units[w.id]?.steady ?? { readUnits: NaN, writeUnits: NaN };
+      warm.push({
+        ...{ memoryMb, variant, workload: w.id, fn: w.fn, calls: ms.length },
+        ...{ p50Ms: median(ms), p99Ms: percentile(ms, 99), peakRssMb: maxRssBytes / 1e6 },
+        ...{ oomRisk: maxRssBytes / 1e6 > headroom * memoryMb },
+        costPerMillion: costPerMillion(memoryMb, ms, steady),
+      });
     }
-    return units;
-  }
-
-  /** Cold starts (median of coldRuns fresh processes) and every warm workload, at one size. */
-  async atSize(
-    sandbox: Sandbox,
-    units: ReadonlyMap<string, Units>,
-  ): Promise<{ cold: ColdRow[]; warm: WarmRow[] }> {
-    const cold: ColdRow[] = [];
-    for (const fn of benchFunctions) {
-      const first = this.#setup.workloads.find((workload) => workload.fn === fn);
-      for (const variant of first ? variants : []) {
-        const runs: MeasureResult[] = [];
-        for (let i = 0; i < this.#setup.plan.coldRuns; i++)
-          runs.push(await this.#run(variant, first as Workload, false, sandbox));
-        const importMs = median(runs.map((r) => r.importMs));
-        const firstMs = median(runs.map((r) => r.firstMs));
-        cold.push({
-          memoryMb: sandbox.memoryMb,
-          variant,
-          fn,
-          bundleBytes: this.#setup.bundles[variant][fn].bytes,
-          importMs,
-          firstMs,
-        });
-      }
-    }
-    const warm: WarmRow[] = [];
-    for (const workload of this.#setup.workloads) {
-      for (const variant of workload.variants) {
-        const { durationsMs, maxRssBytes } = await this.#run(variant, workload, true, sandbox);
-        const used = units.get(workload.id) ?? { readUnits: Number.NaN, writeUnits: Number.NaN };
-        warm.push({
-          ...{ memoryMb: sandbox.memoryMb, variant, workload: workload.id, fn: workload.fn },
-          ...{
-            calls: durationsMs.length,
-            p50Ms: median(durationsMs),
-            p99Ms: percentile(durationsMs, 99),
-          },
-          ...{
-            peakRssMb: maxRssBytes / 1e6,
-            oomRisk: maxRssBytes / 1e6 > headroom * sandbox.memoryMb,
-          },
-          ...{ readUnits: used.readUnits, writeUnits: used.writeUnits },
-          costPerMillion: costPerMillion(sandbox.memoryMb, durationsMs, used),
-        });
-      }
-    }
-    return { cold, warm };
-  }
+  return [cold, warm];
 }

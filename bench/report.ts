@@ -1,117 +1,193 @@
-/** The bench's console output: calibration, the per-size table, costs and the chosen sizes. */
+/**
+ * bench/results.json, what is decided from it (the import target, each function's MemorySize,
+ * where compression starts to cost a large list its latency target) and the console report.
+ */
+import type { BenchFunction } from "./bundle.ts";
 import { benchFunctions, variants } from "./bundle.ts";
-import type { Results, WarmRow } from "./results.ts";
-import { headroom, sizingTargets } from "./results.ts";
+import type { Units } from "./cost.ts";
+import type { ListCostRow } from "./listCost.ts";
+import type { Calibration, ColdRow, StoreUnits, WarmRow } from "./measure.ts";
+import { headroom } from "./measure.ts";
+
+export type Measured = {
+  readonly version: 3;
+  readonly mode: "full" | "quick";
+  readonly date: string;
+  readonly machine: string;
+  readonly durationSeconds: number;
+  /** False when no cgroup was writable: every figure is then at full speed. */
+  readonly cpuShareEnforced: boolean;
+  readonly periodMs: number;
+  readonly referenceLoopMs: number;
+  readonly calibration: readonly Calibration[];
+  readonly cold: readonly ColdRow[];
+  readonly warm: readonly WarmRow[];
+  readonly storeUnits: StoreUnits;
+  readonly listCost: readonly ListCostRow[];
+};
+export type Results = Measured & {
+  readonly targets: readonly { name: string; value: string; met: boolean }[];
+  /** The cheapest size meeting each function's target, as infra/template.yaml should set it. */
+  readonly recommendation: Readonly<Record<BenchFunction, number>>;
+  readonly findings: readonly string[];
+};
+
+/** The latency targets that choose MemorySize: warm p99 of ours for these workloads. */
+const sizingTargets: Record<BenchFunction, { workloads: string[]; p99Ms: number }> = {
+  createCategory: { workloads: ["create"], p99Ms: 50 },
+  listCategories: { workloads: ["list 1,000", "list 1,000 br"], p99Ms: 100 },
+};
+/** Ours' import time over the typical stack's, at the size where it is worst. */
+const importTarget = 0.1;
+
+const sizesOf = (m: Measured): number[] => [...new Set(m.warm.map((row) => row.memoryMb))];
+const warmAt = (m: Measured, mb: number, variant: string, workload: string) =>
+  m.warm.find((r) => r.memoryMb === mb && r.variant === variant && r.workload === workload);
+
+/**
+ * Per function: the size with the cheapest cost per million of its first target workload, among
+ * the sizes where ours meets the p99 target and every workload of the function leaves 15 % of
+ * the memory free. The largest size when none does (reported as a finding).
+ */
+function recommend(m: Measured, fn: BenchFunction): number | undefined {
+  const { workloads, p99Ms } = sizingTargets[fn];
+  const fits = (mb: number): boolean => {
+    const at = m.warm.filter((r) => r.variant === "ours" && r.fn === fn && r.memoryMb === mb);
+    const timed = at.filter((r) => workloads.includes(r.workload));
+    return timed.length > 0 && timed.every((r) => r.p99Ms < p99Ms) && at.every((r) => !r.oomRisk);
+  };
+  const cost = (mb: number): number =>
+    warmAt(m, mb, "ours", workloads[0] ?? "")?.costPerMillion.total ?? Infinity;
+  return sizesOf(m)
+    .filter(fits)
+    .sort((a, b) => cost(a) - cost(b) || a - b)[0];
+}
+
+/**
+ * Where compression starts to matter, per size: brotli's CPU grows linearly with the list, so the
+ * p50 it adds at 10,000 categories gives the store size at which it adds 50 ms, half the list's
+ * p99 target. Medians, since on a busy machine the p99 is mostly the machine.
+ */
+function compression(m: Measured, mb: number): string[] {
+  const p50 = (workload: string) => warmAt(m, mb, "ours", workload)?.p50Ms ?? NaN;
+  const added = p50("list 10,000 br") - p50("list 10,000");
+  if (Number.isNaN(added)) return [];
+  const from = (Math.round(50 / (added / 10_000) / 1000) * 1000).toLocaleString("en-US");
+  const where = added > 0 ? `; 50 ms from about ${from} categories` : " (noise)";
+  return [`${String(mb)} MB: br adds ${added.toFixed(0)} ms p50 to a list of 10,000${where}`];
+}
+
+export function decide(m: Measured): Results {
+  const importMs = (fn: string, variant: string, mb: number): number =>
+    m.cold.find((r) => r.fn === fn && r.variant === variant && r.memoryMb === mb)?.importMs ?? NaN;
+  const targets = benchFunctions.map((fn) => {
+    const ratios = sizesOf(m).map((mb) => importMs(fn, "ours", mb) / importMs(fn, "typical", mb));
+    const worst = Math.max(...ratios);
+    const value = `${worst.toFixed(3)}× (≤ ${String(importTarget)}×)`;
+    return { name: `${fn}: import vs typical, worst size`, value, met: worst <= importTarget };
+  });
+  const chosen = Object.fromEntries(benchFunctions.map((fn) => [fn, recommend(m, fn)]));
+  const missed = benchFunctions.filter((fn) => chosen[fn] === undefined);
+  const recommendation = { listCategories: 0, createCategory: 0 };
+  for (const fn of benchFunctions) recommendation[fn] = chosen[fn] ?? Math.max(...sizesOf(m));
+  const findings = [
+    ...missed.map(
+      (fn) => `${fn}: no size meets its p99 target with headroom; the largest is chosen`,
+    ),
+    ...sizesOf(m).flatMap((mb) => compression(m, mb)),
+  ];
+  return { ...m, targets, recommendation, findings };
+}
+
+/** Columns padded to their widest cell; the first `left` left-aligned, the rest right-aligned. */
+function printTable(title: string, rows: (string | number)[][], left = 1): void {
+  const cells = rows.map((row) => row.map(String));
+  const width = (c: number): number => Math.max(...cells.map((row) => (row[c] ?? "").length));
+  const pad = (cell: string, c: number) =>
+    c < left ? cell.padEnd(width(c)) : cell.padStart(width(c));
+  console.log(`\n${title}\n${cells.map((row) => row.map(pad).join("  ").trimEnd()).join("\n")}`);
+}
 
 const ms = (value: number): string => value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2);
+const units = (u: Units): string => `${String(u.readUnits)} RRU + ${String(u.writeUnits)} WRU`;
 
-/** Columns padded to their widest cell; the first two left-aligned, the rest right-aligned. */
-function table(rows: readonly (readonly string[])[]): string {
-  const width = (c: number): number => Math.max(...rows.map((row) => (row[c] ?? "").length));
-  const pad = (cell: string, c: number): string =>
-    c < 2 ? cell.padEnd(width(c)) : cell.padStart(width(c));
-  return rows.map((row) => row.map(pad).join("  ").trimEnd()).join("\n");
+/** Per size and variant: cold list and create, peak RSS, then p50/p99 of each workload. */
+function latencyRow(r: Results, mb: number, variant: string, workloads: string[]): string[] {
+  const warm = r.warm.filter((w) => w.memoryMb === mb && w.variant === variant);
+  const cold = benchFunctions.map((fn) => {
+    const row = r.cold.find((c) => c.memoryMb === mb && c.variant === variant && c.fn === fn);
+    return row ? `${ms(row.importMs)}+${ms(row.firstMs)}` : "";
+  });
+  const peak = Math.max(...warm.map((w) => w.peakRssMb)).toFixed(0);
+  const rss = `${peak} MB${warm.some((w) => w.oomRisk) ? " OOM RISK" : ""}`;
+  const timed = workloads.map((id) => warm.find((w) => w.workload === id));
+  const latency = timed.map((w) => (w ? `${ms(w.p50Ms)}/${ms(w.p99Ms)}` : ""));
+  return [`${String(mb)} MB`, variant, ...cold, rss, ...latency];
 }
 
-/** One row per size and variant, one column per workload, the cell from `cell`. */
-function perSize(
-  results: Results,
-  shown: readonly string[],
-  head: (workload: string) => string,
-  cell: (row: WarmRow) => string,
-  extra: { head: string[]; cells: (memoryMb: number, variant: string) => string[] },
-): string {
-  const workloads = [...new Set(results.warm.map((row) => row.workload))];
-  const rows = [["size", "variant", ...extra.head, ...workloads.map(head)]];
-  for (const memoryMb of [...new Set(results.warm.map((row) => row.memoryMb))]) {
-    for (const variant of shown) {
-      const at = (w: string): WarmRow | undefined =>
-        results.warm.find(
-          (r) => r.memoryMb === memoryMb && r.variant === variant && r.workload === w,
-        );
-      const cells = workloads.map((w) => {
-        const row = at(w);
-        return row ? cell(row) : "";
-      });
-      rows.push([`${memoryMb} MB`, variant, ...extra.cells(memoryMb, variant), ...cells]);
-    }
-  }
-  return table(rows);
-}
-
-function calibration(results: Results): string {
-  if (!results.cpuShareEnforced) {
-    return "CPU share NOT enforced (no writable cgroup): every figure below is at FULL SPEED.";
-  }
-  const rows = results.calibration.map((c) => [
-    `${c.memoryMb} MB`,
-    c.share.toFixed(3),
-    ms(c.wallMs),
-    `${c.slowdown.toFixed(2)}×`,
-    `${(1 / c.share).toFixed(2)}×`,
-    `${c.wallPerCpu.toFixed(2)}×`,
+export function printReport(r: Results): void {
+  const [sizes, workloads] = [sizesOf(r), Object.keys(r.storeUnits)];
+  console.log(`\n${r.mode} run on ${r.machine}, ${r.date}`);
+  const calibration = r.calibration.map((c) => [
+    ...[`${String(c.memoryMb)} MB`, c.share.toFixed(3), ms(c.wallMs)],
+    ...[`${c.slowdown.toFixed(2)}×`, `${(1 / c.share).toFixed(2)}×`, `${c.wallPerCpu.toFixed(2)}×`],
     c.ok ? "ok" : "QUOTA NOT APPLIED",
   ]);
-  return [
-    `CPU share: cgroup v1 quota = size ÷ 1,769 MB of one core per ${results.periodMs} ms period.`,
-    `Calibration: a fixed loop takes ${ms(results.referenceLoopMs)} ms on a full core; under each quota:`,
-    table([["size", "share", "loop ms", "slowdown", "expected", "wall/CPU", "check"], ...rows]),
-  ].join("\n");
+  printTable(
+    r.cpuShareEnforced
+      ? `CPU share: cgroup v1 quota = size ÷ 1,769 MB of one core per ${String(r.periodMs)} ms. ` +
+          `A fixed loop takes ${ms(r.referenceLoopMs)} ms on a full core; under each quota:`
+      : "CPU share NOT enforced (no writable cgroup): every figure below is at FULL SPEED.",
+    [["size", "share", "loop ms", "slowdown", "expected", "wall/CPU", "check"], ...calibration],
+  );
+  printTable(
+    `Cold (import+first call) and warm (p50/p99) ms; OOM RISK: RSS over ${String(headroom * 100)} %`,
+    [
+      ["size", "variant", "cold list", "cold create", "peak RSS", ...workloads],
+      ...sizes.flatMap((mb) => variants.map((v) => latencyRow(r, mb, v, workloads))),
+    ],
+    2,
+  );
+  const usd = (mb: number, v: string, w: string): string =>
+    warmAt(r, mb, v, w)?.costPerMillion.total.toFixed(2) ?? "-";
+  const cost = (mb: number) =>
+    workloads.map((w) => `${usd(mb, "ours", w)} / ${usd(mb, "typical", w)}`);
+  printTable(
+    "USD per million requests, ours / typical: Lambda arm64, HTTP API, DynamoDB (bench/cost.ts)",
+    [["size", ...workloads], ...sizes.map((mb) => [`${String(mb)} MB`, ...cost(mb)])],
+  );
+  // After one create a list also reads the new ids and recent withdrawals: as listCost.ts measures.
+  const created = (r.listCost[0]?.afterCreate ?? NaN) - (r.listCost[0]?.steady ?? NaN);
+  console.log("Priced at the units of a steady-state request (with the API key read: cache off):");
+  for (const [w, u] of Object.entries(r.storeUnits)) {
+    const list = `; after one create ${String(u.steady.readUnits + created)} RRU; cold ${units(u.cold)}`;
+    console.log(`  ${w}: ${units(u.steady)}${w.startsWith("list") ? list : ""}`);
+  }
+  console.log("");
+  for (const t of r.targets) console.log(`${t.met ? "met   " : "MISSED"}  ${t.name}: ${t.value}`);
+  for (const fn of benchFunctions) {
+    const { p99Ms, workloads: timed } = sizingTargets[fn];
+    const why = `p99 < ${String(p99Ms)} ms for ${timed.join(" and ")}, RSS ≤ ${String(headroom * 100)} %`;
+    console.log(`MemorySize ${fn}: ${String(r.recommendation[fn])} MB, the cheapest with ${why}`);
+  }
+  for (const finding of r.findings) console.log(`- ${finding}`);
+  printListCost(r.listCost);
 }
 
-export function printReport(results: Results): void {
-  const cold = (memoryMb: number, variant: string): string[] =>
-    benchFunctions.map((fn) => {
-      const row = results.cold.find(
-        (r) => r.memoryMb === memoryMb && r.variant === variant && r.fn === fn,
-      );
-      return row ? `${ms(row.importMs)}+${ms(row.firstMs)}` : "";
-    });
-  const rss = (memoryMb: number, variant: string): string[] => {
-    const own = results.warm.filter((r) => r.memoryMb === memoryMb && r.variant === variant);
-    const risk = own.some((r) => r.oomRisk) ? " OOM RISK" : "";
-    return [`${Math.max(...own.map((r) => r.peakRssMb)).toFixed(0)} MB${risk}`];
-  };
-  const units = [...new Set(results.warm.map((r) => r.workload))].map((w) => {
-    const row = results.warm.find((r) => r.workload === w && r.variant === "ours");
-    return `${w} ${String(row?.readUnits)} RRU + ${String(row?.writeUnits)} WRU`;
-  });
-  const lines = [
-    "",
-    `${results.mode} run on ${results.machine}, ${results.date}`,
-    calibration(results),
-    "",
-    `Cold (import+first call) and warm (p50/p99) ms; peak RSS, OOM RISK over ${headroom * 100} % of the size`,
-    perSize(
-      results,
-      variants,
-      (w) => `${w} p50/p99`,
-      (r) => `${ms(r.p50Ms)}/${ms(r.p99Ms)}`,
-      {
-        head: ["cold list", "cold create", "peak RSS"],
-        cells: (mb, variant) => [...cold(mb, variant), ...rss(mb, variant)],
-      },
-    ),
-    "",
-    "Cost per million requests in USD: Lambda arm64 + HTTP API + DynamoDB on-demand (bench/cost.ts)",
-    perSize(
-      results,
-      ["ours", "typical"],
-      (w) => w,
-      (r) => r.costPerMillion.total.toFixed(2),
-      { head: [], cells: () => [] },
-    ),
-    `Store units per request (ReturnConsumedCapacity): ${units.join("; ")}`,
-    "",
-    ...results.targets.map((t) => `${t.met ? "met   " : "MISSED"}  ${t.name}: ${t.value}`),
-    ...benchFunctions.map((fn) => {
-      const { p99Ms, workloads } = sizingTargets[fn];
-      return `MemorySize ${fn}: ${results.recommendation[fn]} MB, the cheapest with p99 < ${p99Ms} ms for ${workloads.join(" and ")} and RSS ≤ ${headroom * 100} %`;
-    }),
-    ...results.findings.map((finding) => `- ${finding}`),
-    results.mode === "quick"
-      ? "Quick mode: figures are informational; every answer was right."
-      : "",
-  ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+export function printListCost(rows: readonly ListCostRow[]): void {
+  const pair = (a: number, b: number): string => `${String(a)}/${String(b)}`;
+  printTable(
+    "Read units per list, today's design against the list cache; cold lists at +10 ms per store call",
+    [
+      [
+        ...["categories", "today", "steady", "after 1 create", "<1 min after", "cold"],
+        ...["lists/s today", "lists/s steady", "cold calls today/cache", "ms", "round trips"],
+      ],
+      ...rows.map((c) => [
+        ...[c.categories, c.today, c.steady, c.afterCreate, c.settling, c.cold],
+        ...[c.todayListsPerSecond, c.steadyListsPerSecond, pair(c.todayCalls, c.coldCalls)],
+        ...[pair(c.todayColdMs, c.coldMs), pair(c.todayRounds, c.coldRounds)],
+      ]),
+    ],
+  );
 }

@@ -1,159 +1,60 @@
 /**
- * The limit: bare Lambda handlers making exactly the service's store calls and nothing else (no
- * framework, validation, logging, compression, retries or timeouts), over the least client that
- * talks to DynamoDB: aws4 signing on a keep-alive agent. Written here, not imported from lib/, so
- * no change to the service can move it. It only ever runs against the bench's store, over http.
+ * The limit: handlers.ts bare, over the least client that talks to DynamoDB: aws4 signing on a
+ * keep-alive agent, with plain values turned into attribute values and back in the JSON itself.
+ * Only ever run against the bench's store, over http.
  */
-import { createHash } from "node:crypto";
 import http from "node:http";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import aws4 from "aws4";
+import type { Event, Input, Item, NewCategory, Result } from "./handlers.ts";
+import { comparisonHandlers } from "./handlers.ts";
 
-type Item = Record<string, { S?: string; N?: string } | undefined>;
-
-const { TABLE_NAME: table = "", AWS_REGION: region = "", DYNAMODB_ENDPOINT = "" } = process.env;
-const endpoint = new URL(DYNAMODB_ENDPOINT);
+const { AWS_REGION: region = "", TABLE_NAME = "", DYNAMODB_ENDPOINT = "" } = process.env;
+const { AWS_ACCESS_KEY_ID: accessKeyId = "", AWS_SECRET_ACCESS_KEY: secretAccessKey = "" } =
+  process.env;
+const { host, hostname, port } = new URL(DYNAMODB_ENDPOINT);
 const agent = new http.Agent({ keepAlive: true });
-const credentials = {
-  accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? "",
-  secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? "",
-};
+const valueMaps = new Set(["Key", "Item", "ExpressionAttributeValues", "ExclusiveStartKey"]);
+const wire = (value: unknown) => (typeof value === "number" ? { N: String(value) } : { S: value });
+const toWire = (key: string, value: object | undefined): unknown =>
+  valueMaps.has(key) && value
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wire(v)]))
+    : value;
+const fromWire = (_: string, value: { S?: string; N?: string } | undefined): unknown =>
+  value?.N !== undefined ? Number(value.N) : (value?.S ?? value);
 
-function call<Output>(operation: string, input: object): Promise<Output> {
-  const body = JSON.stringify(input);
+async function call(operation: string, input: Input): Promise<Record<string, unknown>> {
+  const body = JSON.stringify(input, toWire);
   const target = `DynamoDB_20120810.${operation}`;
   const headers = { "content-type": "application/x-amz-json-1.0", "x-amz-target": target };
-  const signed = aws4.sign(
-    { host: endpoint.host, path: "/", method: "POST", service: "dynamodb", region, headers, body },
-    credentials,
-  );
-  const options = { hostname: endpoint.hostname, port: endpoint.port, method: "POST", agent };
-  return new Promise((resolve, reject) => {
-    const request = http.request({ ...options, path: "/", headers: signed.headers }, (response) => {
+  const request = { host, path: "/", method: "POST", service: "dynamodb", region, headers, body };
+  const signed = aws4.sign(request, { accessKeyId, secretAccessKey }).headers;
+  const [status, text] = await new Promise<[number | undefined, string]>((resolve, reject) => {
+    const options = { hostname, port, path: "/", method: "POST", agent, headers: signed };
+    const sent = http.request(options, (response) => {
       const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("data", (chunk: Buffer) => {
+        chunks.push(chunk);
+      });
       response.on("end", () => {
-        const text = Buffer.concat(chunks).toString();
-        if (response.statusCode === 200) resolve(JSON.parse(text) as Output);
-        else reject(new Error(`${operation}: HTTP ${String(response.statusCode)} ${text}`));
+        resolve([response.statusCode, Buffer.concat(chunks).toString()]);
       });
     });
-    request.on("error", reject);
-    request.end(body);
+    sent.on("error", reject).end(body);
   });
+  if (status !== 200) throw new Error(`${operation}: HTTP ${String(status)} ${text}`);
+  return JSON.parse(text, fromWire) as Record<string, unknown>;
 }
 
-const json = { "content-type": "application/json" };
-const unauthorized = { statusCode: 401, headers: json, body: '{"message":"unauthorized"}' };
-
-type Result = APIGatewayProxyStructuredResultV2;
-
-async function authorized(event: APIGatewayProxyEventV2): Promise<boolean> {
-  const token = event.headers.authorization?.slice("Bearer ".length) ?? "";
-  const hash = createHash("sha256").update(token).digest("hex");
-  const key = await call<{ Item?: Item }>("GetItem", {
-    TableName: table,
-    Key: { pk: { S: "APIKEY" }, sk: { S: hash } },
-    ConsistentRead: true,
-  });
-  return key.Item !== undefined && key.Item.revokedAt === undefined;
-}
-
-/** The list's protocol (lib/categoryList/): the counter's version decides whether to re-read. */
-let cached: { version: string; body: string } | undefined;
-
-async function query(pk: string, range: string, values: Item, projection: string[]) {
-  const names = Object.fromEntries(projection.map((name, i) => [`#p${String(i)}`, name]));
+async function query(input: Input): Promise<Item[]> {
   const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const page = await call<{ Items: Item[]; LastEvaluatedKey?: Item }>("Query", {
-      TableName: table,
-      KeyConditionExpression: `pk = :pk AND ${range}`,
-      ExpressionAttributeValues: { ":pk": { S: pk }, ...values },
-      ExpressionAttributeNames: names,
-      ProjectionExpression: Object.keys(names).join(", "),
-      ConsistentRead: true,
-      ...(startKey && { ExclusiveStartKey: startKey }),
-    });
-    items.push(...page.Items);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  for (let start: unknown; ;) {
+    const page = await call("Query", { ...input, ExclusiveStartKey: start });
+    items.push(...(page.Items as Item[]));
+    if (!(start = page.LastEvaluatedKey)) return items;
+  }
 }
 
-const sortKey = (id: number): { S: string } => ({ S: String(id).padStart(16, "0") });
-
-export async function listCategories(event: APIGatewayProxyEventV2): Promise<Result> {
-  if (!(await authorized(event))) return unauthorized;
-  const counter = await call<{ Item?: Item }>("GetItem", {
-    TableName: table,
-    Key: { pk: { S: "COUNTER" }, sk: { S: "category" } },
-    ConsistentRead: true,
-  });
-  const version = `${counter.Item?.epoch?.S ?? ""}.${counter.Item?.version?.N ?? "0"}`;
-  if (cached?.version === version) return { statusCode: 200, headers: json, body: cached.body };
-  const last = Number(counter.Item?.value?.N ?? "0");
-  const parts = Math.max(1, Math.min(16, Math.floor(last / 1000)));
-  const size = Math.ceil(last / parts);
-  const ranges = [];
-  for (let low = 1; low <= last; low += size) ranges.push([low, Math.min(last, low + size - 1)]);
-  const [pages, withdrawn] = await Promise.all([
-    Promise.all(
-      ranges.map(([low = 0, high = 0]) =>
-        query(
-          "CATEGORY",
-          "sk BETWEEN :skLow AND :skHigh",
-          { ":skLow": sortKey(low), ":skHigh": sortKey(high) },
-          ["id", "name", "description", "createdAt"],
-        ),
-      ),
-    ),
-    query("WITHDRAWN", "sk > :skAbove", { ":skAbove": { S: "0".repeat(15) } }, ["id", "at"]),
-  ]);
-  const gone = new Set(withdrawn.map((item) => item.id?.N));
-  const categories = pages
-    .flat()
-    .filter((item) => !gone.has(item.id?.N))
-    .map((item) => ({
-      id: Number(item.id?.N),
-      name: item.name?.S,
-      description: item.description?.S,
-    }));
-  cached = { version, body: JSON.stringify(categories) };
-  return { statusCode: 200, headers: json, body: cached.body };
-}
-
-export async function createCategory(event: APIGatewayProxyEventV2): Promise<Result> {
-  if (!(await authorized(event))) return unauthorized;
-  const input = JSON.parse(event.body ?? "") as { name: string; description?: string };
-  const counter = await call<{ Attributes: Item }>("UpdateItem", {
-    TableName: table,
-    Key: { pk: { S: "COUNTER" }, sk: { S: "category" } },
-    UpdateExpression: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
-    ExpressionAttributeNames: { "#v": "value" },
-    ExpressionAttributeValues: { ":one": { N: "1" }, ":now": { S: Date.now().toString(36) } },
-    ReturnValues: "UPDATED_NEW",
-  });
-  const id = Number(counter.Attributes.value?.N);
-  await call("PutItem", {
-    TableName: table,
-    Item: {
-      pk: { S: "CATEGORY" },
-      sk: { S: String(id).padStart(16, "0") },
-      id: { N: String(id) },
-      name: { S: input.name },
-      ...(input.description !== undefined && { description: { S: input.description } }),
-      createdAt: { S: new Date().toISOString() },
-      requestId: { S: event.requestContext.requestId },
-    },
-    ConditionExpression: "attribute_not_exists(pk)",
-  });
-  await call("UpdateItem", {
-    TableName: table,
-    Key: { pk: { S: "COUNTER" }, sk: { S: "category" } },
-    UpdateExpression: "ADD version :one",
-    ExpressionAttributeValues: { ":one": { N: "1" } },
-  });
-  return { statusCode: 201, headers: json, body: JSON.stringify({ id, ...input }) };
-}
+const handlers = comparisonHandlers({ send: call, query }, TABLE_NAME);
+export const listCategories = (event: Event): Promise<Result> => handlers.list(event);
+export const createCategory = (event: Event): Promise<Result> =>
+  handlers.create(event, JSON.parse(event.body ?? "") as NewCategory);

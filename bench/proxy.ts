@@ -1,0 +1,77 @@
+/**
+ * A proxy in front of the store. It records each call in one line (operation, fields, read
+ * consistency, attribute names), so the bench can check every variant makes ours' calls; it adds
+ * ReturnConsumedCapacity=TOTAL and sums the units the store reports (dynalite counts them as
+ * DynamoDB documents: 4 KB per consistent read unit, 1 KB per write unit), so no price rests on a
+ * hand count; it counts round trips made one after another and can delay every answer. Dynalite
+ * checks a signature's form, not its value, so the rewritten body still passes.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { text } from "node:stream/consumers";
+
+export type Tally = { calls: string[]; readUnits: number; writeUnits: number; rounds: number };
+export type StoreProxy = { endpoint: string; delayMs: number; take(): Tally; close(): void };
+type Input = Record<string, unknown>;
+
+const reads = new Set(["GetItem", "Query", "Scan", "BatchGetItem"]);
+const names = (value: unknown): string =>
+  Object.keys(value ?? {})
+    .sort()
+    .join(",");
+const field = (input: Input, name: string): string =>
+  name === "ConsistentRead"
+    ? `${name}=${String(input[name])}`
+    : ["Item", "Key"].includes(name)
+      ? `${name}(${names(input[name])})`
+      : name;
+const summary = (operation: string, input: Input): string =>
+  [
+    operation,
+    ...Object.keys(input)
+      .sort()
+      .filter((name) => name !== "ExclusiveStartKey"),
+  ]
+    .map((name, i) => (i === 0 ? name : field(input, name)))
+    .join(" ");
+
+export async function startStoreProxy(store: string): Promise<StoreProxy> {
+  const empty = (): Tally => ({ calls: [], readUnits: 0, writeUnits: 0, rounds: 0 });
+  let [tally, inFlight] = [empty(), 0];
+  const server = createServer((incoming, outgoing) => {
+    const forward = async (): Promise<void> => {
+      if (inFlight++ === 0) tally.rounds += 1;
+      const operation = String(incoming.headers["x-amz-target"]).split(".").pop() ?? "";
+      const input = JSON.parse(await text(incoming)) as Input;
+      tally.calls.push(summary(operation, input));
+      const headers = { ...incoming.headers } as Record<string, string>;
+      delete headers.host;
+      delete headers["content-length"];
+      const body = JSON.stringify({ ...input, ReturnConsumedCapacity: "TOTAL" });
+      const answer = await fetch(store, { method: "POST", headers, body });
+      const reply = await answer.text();
+      const used = (JSON.parse(reply) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+      for (const entry of [used ?? []].flat() as { CapacityUnits: number }[])
+        tally[reads.has(operation) ? "readUnits" : "writeUnits"] += entry.CapacityUnits;
+      await new Promise((done) => setTimeout(done, proxy.delayMs));
+      inFlight -= 1;
+      outgoing.writeHead(answer.status, Object.fromEntries(answer.headers)).end(reply);
+    };
+    forward().catch(() => outgoing.destroy());
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const proxy: StoreProxy = {
+    endpoint: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+    delayMs: 0,
+    take: () => {
+      const taken = tally;
+      tally = empty();
+      return taken;
+    },
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+  return proxy;
+}

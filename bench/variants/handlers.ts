@@ -1,0 +1,101 @@
+/**
+ * What the limit and typical handlers do, written once: the service's store calls and nothing
+ * else (no validation, logging, compression, retries or timeouts), over the client each variant
+ * brings (limit.ts: bare aws4 signing; typical.ts: the AWS SDK v3 document client under middy).
+ * Not imported from lib/, so no change to the service can move them.
+ */
+import { createHash } from "node:crypto";
+import type { APIGatewayProxyEventV2 as Event } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2 as Result } from "aws-lambda";
+
+export type { Event, Result };
+export type Input = Record<string, unknown>;
+/** An item as the document client gives it: these handlers store strings and numbers only. */
+export type Item = Record<string, string | number | undefined>;
+export type NewCategory = { name: string; description?: string };
+export type Output = { Item?: Item | undefined; Attributes?: Item | undefined };
+export type Db = {
+  send(operation: "GetItem" | "UpdateItem" | "PutItem", input: Input): Promise<Output>;
+  /** Every page's items. */
+  query(input: Input): Promise<Item[]>;
+};
+export type Handlers = {
+  list(event: Event): Promise<Result>;
+  create(event: Event, input: NewCategory): Promise<Result>;
+};
+
+const json = { "content-type": "application/json" };
+const unauthorized = { statusCode: 401, headers: json, body: '{"message":"unauthorized"}' };
+const counterKey = { pk: "COUNTER", sk: "category" };
+const sortKey = (id: number): string => String(id).padStart(16, "0");
+
+export function comparisonHandlers(db: Db, TableName: string): Handlers {
+  const get = async (Key: Input) =>
+    (await db.send("GetItem", { TableName, Key, ConsistentRead: true })).Item;
+  const authorized = async (event: Event): Promise<boolean> => {
+    const token = event.headers.authorization?.replace(/^Bearer /i, "") ?? "";
+    const key = await get({ pk: "APIKEY", sk: createHash("sha256").update(token).digest("hex") });
+    return key !== undefined && key.revokedAt === undefined;
+  };
+  const query = (pk: string, condition: string, values: Input, projection: string[]) =>
+    db.query({
+      ...{ TableName, KeyConditionExpression: `pk = :pk AND ${condition}`, ConsistentRead: true },
+      ExpressionAttributeValues: { ":pk": pk, ...values },
+      ExpressionAttributeNames: Object.fromEntries(projection.map((name) => [`#${name}`, name])),
+      ProjectionExpression: projection.map((name) => `#${name}`).join(", "),
+    });
+  /** lib/categoryList/'s protocol: the counter's version decides whether to re-read. */
+  let cached: { version: string; body: string } | undefined;
+
+  async function list(event: Event): Promise<Result> {
+    if (!(await authorized(event))) return unauthorized;
+    const counter = await get(counterKey);
+    const version = `${counter?.epoch ?? ""}.${counter?.version ?? 0}`;
+    if (cached?.version !== version) {
+      // A cold read: ids 1..last in up to 16 parallel ranges, and the recent withdrawals.
+      const last = Number(counter?.value ?? 0);
+      const size = Math.ceil(last / Math.max(1, Math.min(16, Math.floor(last / 1000))));
+      const fields = ["id", "name", "description", "createdAt"];
+      const range = (low: number) => {
+        const bounds = { ":low": sortKey(low), ":high": sortKey(Math.min(last, low + size - 1)) };
+        return query("CATEGORY", "sk BETWEEN :low AND :high", bounds, fields);
+      };
+      const pages = [];
+      for (let low = 1; low <= last; low += size) pages.push(range(low));
+      const after = { ":after": "0".repeat(15) };
+      const withdrawn = await query("WITHDRAWN", "sk > :after", after, ["id", "at"]);
+      const gone = new Set(withdrawn.map((item) => item.id));
+      const categories = (await Promise.all(pages))
+        .flat()
+        .filter((item) => !gone.has(item.id))
+        .map(({ id, name, description }) => ({ id, name, description }));
+      cached = { version, body: JSON.stringify(categories) };
+    }
+    return { statusCode: 200, headers: json, body: cached.body };
+  }
+
+  async function create(event: Event, input: NewCategory): Promise<Result> {
+    if (!(await authorized(event))) return unauthorized;
+    const { Attributes } = await db.send("UpdateItem", {
+      ...{ TableName, Key: counterKey, ReturnValues: "UPDATED_NEW" },
+      UpdateExpression: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
+      ExpressionAttributeNames: { "#v": "value" },
+      ExpressionAttributeValues: { ":one": 1, ":now": Date.now().toString(36) },
+    });
+    const category = { id: Number(Attributes?.value), ...input };
+    const stored = {
+      createdAt: new Date().toISOString(),
+      requestId: event.requestContext.requestId,
+    };
+    await db.send("PutItem", {
+      ...{ TableName, ConditionExpression: "attribute_not_exists(pk)" },
+      Item: { pk: "CATEGORY", sk: sortKey(category.id), ...category, ...stored },
+    });
+    await db.send("UpdateItem", {
+      ...{ TableName, Key: counterKey, UpdateExpression: "ADD version :one" },
+      ExpressionAttributeValues: { ":one": 1 },
+    });
+    return { statusCode: 201, headers: json, body: JSON.stringify(category) };
+  }
+  return { list, create };
+}
