@@ -19,7 +19,7 @@ export type Variant = (typeof variants)[number];
 export type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
 
 /** NODE_OPTIONS from the template's Globals ("" when none): ours runs as deployed. */
-export function deployedNodeOptions(): string {
+export function nodeOptions(): string {
   const env = loadTemplate().Globals?.Function?.Environment as { Variables?: object } | undefined;
   const value = (env?.Variables as { NODE_OPTIONS?: unknown } | undefined)?.NODE_OPTIONS;
   return typeof value === "string" ? value.trim() : "";

@@ -1,56 +1,57 @@
 /**
- * One measuring process. The bench bundles this file to plain JavaScript and starts it fresh,
- * inside the CPU cgroup of the memory size being measured, for every task: so the process holds
- * what a Lambda sandbox holds (Node, the modules the runtime preloads, one function's bundle) and
- * its import runs cold. It times the import, the first call, then warm calls until its sample
- * count or time budget is reached, and checks every answer. Or, for `calibrate`, it runs a fixed
- * CPU-bound loop, which shows whether the CPU quota really slows the process down.
+ * One measuring process, bundled to plain JavaScript and started fresh for every task inside the
+ * cgroup of the size measured: so it holds what a Lambda sandbox holds (Node, the modules the
+ * runtime preloads, one function's bundle) and its import runs cold. It times the import, the
+ * first call and warm calls, checking every answer; or, for `calibrate`, a fixed CPU-bound loop.
  */
 import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2 as Result,
+} from "aws-lambda";
 import { lambdaContext } from "../local/apiGateway.ts";
 import { lambdaBodyText } from "../scripts/lib/httpClient.ts";
 
-export interface MeasureTask {
-  readonly bundle: string;
-  readonly functionName: string;
-  readonly event: APIGatewayProxyEventV2;
-  /** The answer every call must give: a create of this name, or all `count` categories in order. */
-  readonly expect: { readonly name: string } | { readonly count: number };
+export type MeasureTask = {
+  bundle: string;
+  functionName: string;
+  event: APIGatewayProxyEventV2;
+  /** Every answer must be a create of this name, or all `count` categories in id order. */
+  expect: { name: string } | { count: number };
   /** Warm calls: at least `minCalls`, then until `budgetMs` is spent or `maxCalls` is reached. */
-  readonly minCalls: number;
-  readonly maxCalls: number;
-  readonly budgetMs: number;
+  minCalls: number;
+  maxCalls: number;
+  budgetMs: number;
   /** Idle before the import, so it starts on a fresh CPU period whatever Node's startup used. */
-  readonly settleMs: number;
-}
-export type ChildTask = MeasureTask | { readonly calibrate: number };
-export interface MeasureResult {
-  readonly importMs: number;
-  readonly firstMs: number;
-  readonly durationsMs: readonly number[];
-  readonly maxRssBytes: number;
-}
-export type CalibrateResult = { readonly wallMs: number; readonly cpuMs: number };
-type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyStructuredResultV2>;
+  settleMs: number;
+};
+export type ChildTask = MeasureTask | { calibrate: number };
+export type MeasureResult = {
+  importMs: number;
+  firstMs: number;
+  durationsMs: number[];
+  maxRssBytes: number;
+};
+export type CalibrateResult = { wallMs: number; cpuMs: number };
 
-function check(result: APIGatewayProxyStructuredResultV2, expect: MeasureTask["expect"]): void {
+function check(result: Result, expect: MeasureTask["expect"]): void {
   const text = lambdaBodyText(result);
-  const parsed = JSON.parse(text) as { name?: unknown } | { id?: unknown }[];
+  const body = JSON.parse(text) as { name?: unknown } | { id?: unknown }[];
   const right =
     "name" in expect
-      ? result.statusCode === 201 && !Array.isArray(parsed) && parsed.name === expect.name
+      ? result.statusCode === 201 && !Array.isArray(body) && body.name === expect.name
       : (result.statusCode ?? 200) === 200 &&
-        Array.isArray(parsed) &&
-        parsed.length === expect.count &&
-        parsed.every((category, index) => category.id === index + 1);
+        Array.isArray(body) &&
+        body.length === expect.count &&
+        body.every((category, index) => category.id === index + 1);
   if (!right) throw new Error(`wrong answer (${String(result.statusCode)}): ${text.slice(0, 200)}`);
 }
 
 async function measure(task: MeasureTask): Promise<MeasureResult> {
   await new Promise((settled) => setTimeout(settled, task.settleMs));
   const importStart = performance.now();
+  type Handler = (event: unknown, context: unknown) => Promise<Result>;
   const { handler } = (await import(pathToFileURL(task.bundle).href)) as { handler: Handler };
   const importMs = performance.now() - importStart;
   const call = async (): Promise<number> => {
@@ -61,8 +62,7 @@ async function measure(task: MeasureTask): Promise<MeasureResult> {
     return ms;
   };
   const firstMs = await call();
-  const durationsMs: number[] = [];
-  const until = performance.now() + task.budgetMs;
+  const [durationsMs, until] = [[] as number[], performance.now() + task.budgetMs];
   while (
     durationsMs.length < task.minCalls ||
     (durationsMs.length < task.maxCalls && performance.now() < until)
@@ -86,8 +86,7 @@ function calibrate(rounds: number): CalibrateResult {
 // a bundler may drop a side-effect-only `import "node:http"` as unused.
 await Promise.all([import("node:http"), import("node:https"), import("node:crypto")]);
 const task = JSON.parse(process.argv[2] ?? "") as ChildTask;
-const result = "calibrate" in task ? calibrate(task.calibrate) : await measure(task);
 // fd 3: stdout is the function's own log, which the parent sends to a file.
-writeSync(3, JSON.stringify(result));
+writeSync(3, JSON.stringify("calibrate" in task ? calibrate(task.calibrate) : await measure(task)));
 // Keep-alive sockets to the store would hold the process open; the parent has what it needs.
 process.exit(0);

@@ -16,25 +16,15 @@ import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
 
 type Calls = Pick<MeasureTask, "minCalls" | "maxCalls" | "budgetMs">;
 export type Plan = Calls & { sizes: number[]; coldRuns: number; listSizes: number[] };
-/** `count`: the categories in the table it reads (0: the table creates write to). */
-export type Workload = {
-  id: string;
-  fn: BenchFunction;
-  count: number;
-  variants: readonly Variant[];
-  acceptEncoding?: string;
-};
-export type Bench = {
-  plan: Plan;
-  workloads: Workload[];
-  bundles: Bundles;
-  child: string;
-  endpoint: string;
-  /** The template's NODE_OPTIONS: ours runs as deployed. */
-  nodeOptions: string;
-};
+/** nodeOptions: the template's NODE_OPTIONS, so that ours runs as deployed. */
+export type Bench = { plan: Plan; bundles: Bundles; child: string } & Record<
+  "endpoint" | "nodeOptions",
+  string
+>;
+/** A create, or a list of `count` categories; `br`: as a browser asks for it (ours only). */
+type Workload = { id: string; fn: BenchFunction; count: number; br: boolean };
 /** Ours' store units per request of each workload: a cold call, and one with nothing changed. */
-export type StoreUnits = Readonly<Record<string, { cold: Units; steady: Units }>>;
+export type StoreUnits = Record<string, { cold: Units; steady: Units }>;
 /** slowdown: wall time over the full core's; wallPerCpu: over the loop's own CPU time. */
 export type Calibration = Record<
   "memoryMb" | "share" | "wallMs" | "slowdown" | "wallPerCpu",
@@ -57,22 +47,17 @@ export type WarmRow = Row &
 export const headroom = 0.85;
 export const tableOf = (count: number): string => `bench-${count === 0 ? "create" : count}`;
 const exactly = (n: number): Calls => ({ minCalls: n, maxCalls: n, budgetMs: 0 });
+const variantsOf = (w: Workload): readonly Variant[] => (w.br ? ["ours"] : variants);
 
-/** Creates; lists as compared (no Accept-Encoding); ours' lists as a browser gets them (br). */
-export function workloadsOf(listSizes: number[]): Workload[] {
-  const list = (count: number, br: boolean): Workload => ({
-    ...{
-      id: `list ${count.toLocaleString("en-US")}${br ? " br" : ""}`,
-      fn: "listCategories",
-      count,
-    },
-    ...(br ? { acceptEncoding: "br", variants: ["ours"] } : { variants }),
-  });
-  return [
-    { id: "create", fn: "createCategory", count: 0, variants },
-    ...listSizes.map((count) => list(count, false)),
-    ...listSizes.filter((count) => count >= 1000).map((count) => list(count, true)),
-  ];
+/** Creates; lists as compared (no Accept-Encoding); ours' lists of 1,000 and more with br. */
+function workloadsOf(listSizes: number[]): Workload[] {
+  const list = (count: number, br: boolean): Workload => {
+    const id = `list ${count.toLocaleString("en-US")}${br ? " br" : ""}`;
+    return { id, fn: "listCategories", count, br };
+  };
+  const large = listSizes.filter((count) => count >= 1000);
+  const create: Workload = { id: "create", fn: "createCategory", count: 0, br: false };
+  return [create, ...listSizes.map((n) => list(n, false)), ...large.map((n) => list(n, true))];
 }
 
 function run(b: Bench, v: Variant, w: Workload, sandbox: Sandbox, calls: Calls, via = "") {
@@ -80,7 +65,7 @@ function run(b: Bench, v: Variant, w: Workload, sandbox: Sandbox, calls: Calls, 
   const body = create ? JSON.stringify({ name, description: "A first night." }) : "";
   const task: MeasureTask = {
     ...{ bundle: b.bundles[v][w.fn].path, functionName: w.fn, settleMs: periodUs / 1000 },
-    ...{ event: categoriesEvent(create ? "POST" : "GET", body, w.acceptEncoding), ...calls },
+    ...{ event: categoriesEvent(create ? "POST" : "GET", body, w.br ? "br" : ""), ...calls },
     expect: create ? { name } : { count: w.count },
   };
   const nodeOptions = v.startsWith("ours") ? b.nodeOptions : "";
@@ -95,7 +80,7 @@ function run(b: Bench, v: Variant, w: Workload, sandbox: Sandbox, calls: Calls, 
 export async function calibrate(
   child: string,
   sandboxes: Sandbox[],
-): Promise<{ referenceMs: number; rows: Calibration[] }> {
+): Promise<[number, Calibration[]]> {
   const loop = (s: Sandbox) => runChild<CalibrateResult>(child, { calibrate: 60_000_000 }, s);
   const referenceMs = (await loop(fullSpeed)).wallMs;
   const rows: Calibration[] = [];
@@ -105,36 +90,33 @@ export async function calibrate(
     const [slowdown, wallPerCpu] = [wallMs / referenceMs, wallMs / cpuMs];
     rows.push({ memoryMb, share, wallMs, slowdown, wallPerCpu, ok: wallPerCpu >= 0.8 / share });
   }
-  return { referenceMs, rows };
+  return [referenceMs, rows];
 }
 
 /** Through the proxy: each variant's calls (a cold call, then a warm one) must be ours'. */
 export async function storeUnits(b: Bench): Promise<StoreUnits> {
   const proxy = await startStoreProxy(b.endpoint);
-  const units: Record<string, { cold: Units; steady: Units }> = {};
+  const units: StoreUnits = {};
   try {
-    for (const w of b.workloads) {
+    for (const w of workloadsOf(b.plan.listSizes)) {
       const through = async (variant: Variant, calls: number) => {
         await run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint);
         return proxy.take();
       };
-      const cold = await through("ours", 0);
-      const ours = await through("ours", 1);
-      const steady = (u: keyof Units): number => ours[u] - cold[u];
-      units[w.id] = {
-        cold: { readUnits: cold.readUnits, writeUnits: cold.writeUnits },
-        steady: { readUnits: steady("readUnits"), writeUnits: steady("writeUnits") },
+      const [cold, ours] = [await through("ours", 0), await through("ours", 1)];
+      const { readUnits, writeUnits } = cold;
+      const steady = {
+        readUnits: ours.readUnits - readUnits,
+        writeUnits: ours.writeUnits - writeUnits,
       };
-      for (const variant of w.variants.filter((v) => v !== "ours")) {
-        const [seen, expected] = [
-          (await through(variant, 1)).calls.join("\n"),
-          ours.calls.join("\n"),
-        ];
-        if (seen === expected) continue;
-        const calls = `${seen}\nours:\n${expected}`;
-        throw new Error(
-          `broken benchmark: ${variant} ${w.id} makes other store calls than ours:\n${calls}`,
-        );
+      units[w.id] = { cold: { readUnits, writeUnits }, steady };
+      for (const variant of variantsOf(w).filter((v) => v !== "ours")) {
+        const seen = (await through(variant, 1)).calls.join("\n");
+        const calls = `${seen}\nours:\n${ours.calls.join("\n")}`;
+        if (seen !== ours.calls.join("\n"))
+          throw new Error(
+            `broken benchmark: ${variant} ${w.id} makes other store calls:\n${calls}`,
+          );
       }
     }
   } finally {
@@ -150,30 +132,28 @@ export async function atSize(
   units: StoreUnits,
 ): Promise<[ColdRow[], WarmRow[]]> {
   const { memoryMb } = sandbox;
-  const cold: ColdRow[] = [];
+  const [cold, warm]: [ColdRow[], WarmRow[]] = [[], []];
+  const workloads = workloadsOf(b.plan.listSizes);
   for (const fn of benchFunctions) {
-    const first = b.workloads.find((w) => w.fn === fn);
-    for (const variant of first ? variants : []) {
+    const first = workloads.find((w) => w.fn === fn) as Workload;
+    for (const variant of variants) {
       const runs: MeasureResult[] = [];
       for (let i = 0; i < b.plan.coldRuns; i++)
-        runs.push(await run(b, variant, first as Workload, sandbox, exactly(0)));
-      const [importMs, firstMs] = [
-        median(runs.map((r) => r.importMs)),
-        median(runs.map((r) => r.firstMs)),
-      ];
+        runs.push(await run(b, variant, first, sandbox, exactly(0)));
+      const [importMs, firstMs] = [runs.map((r) => r.importMs), runs.map((r) => r.firstMs)];
+      const bundleBytes = b.bundles[variant][fn].bytes;
       cold.push({
         memoryMb,
         variant,
         fn,
-        bundleBytes: b.bundles[variant][fn].bytes,
-        importMs,
-        firstMs,
+        bundleBytes,
+        importMs: median(importMs),
+        firstMs: median(firstMs),
       });
     }
   }
-  const warm: WarmRow[] = [];
-  for (const w of b.workloads)
-    for (const variant of w.variants) {
+  for (const w of workloads)
+    for (const variant of variantsOf(w)) {
       const { durationsMs: ms, maxRssBytes } = await run(b, variant, w, sandbox, b.plan);
       // Priced at the units of a call with nothing changed since the last: the steady state.
       const steady = units[w.id]?.steady ?? { readUnits: NaN, writeUnits: NaN };

@@ -86,17 +86,18 @@ export function decide(m: Measured): Results {
     const value = `${worst.toFixed(3)}× (≤ ${String(importTarget)}×)`;
     return { name: `${fn}: import vs typical, worst size`, value, met: worst <= importTarget };
   });
-  const chosen = Object.fromEntries(benchFunctions.map((fn) => [fn, recommend(m, fn)]));
-  const missed = benchFunctions.filter((fn) => chosen[fn] === undefined);
-  const recommendation = { listCategories: 0, createCategory: 0 };
-  for (const fn of benchFunctions) recommendation[fn] = chosen[fn] ?? Math.max(...sizesOf(m));
-  const findings = [
-    ...missed.map(
-      (fn) => `${fn}: no size meets its p99 target with headroom; the largest is chosen`,
-    ),
-    ...sizesOf(m).flatMap((mb) => compression(m, mb)),
-  ];
-  return { ...m, targets, recommendation, findings };
+  const chosen = benchFunctions.map((fn) => [fn, recommend(m, fn)] as const);
+  const none = "no size meets its p99 target with headroom; the largest is chosen";
+  const findings = chosen.filter(([, mb]) => mb === undefined).map(([fn]) => `${fn}: ${none}`);
+  findings.push(...sizesOf(m).flatMap((mb) => compression(m, mb)));
+  const largest = Math.max(...sizesOf(m));
+  const recommendation = Object.fromEntries(chosen.map(([fn, mb]) => [fn, mb ?? largest]));
+  return {
+    ...m,
+    targets,
+    recommendation: recommendation as Record<BenchFunction, number>,
+    findings,
+  };
 }
 
 /** Columns padded to their widest cell; the first `left` left-aligned, the rest right-aligned. */

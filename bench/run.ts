@@ -16,11 +16,11 @@ import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { projectRoot } from "../local/template.ts";
-import { buildAll, deployedNodeOptions } from "./bundle.ts";
+import { buildAll, nodeOptions } from "./bundle.ts";
 import { seedTable } from "./data.ts";
 import { listCost } from "./listCost.ts";
-import type { Bench, ColdRow, Plan, WarmRow } from "./measure.ts";
-import { atSize, calibrate, storeUnits, tableOf, workloadsOf } from "./measure.ts";
+import type { ColdRow, Plan, WarmRow } from "./measure.ts";
+import { atSize, calibrate, storeUnits, tableOf } from "./measure.ts";
 import { decide, printReport } from "./report.ts";
 import { closeSandbox, openSandbox, periodUs, tmpDir } from "./sandbox.ts";
 
@@ -49,19 +49,10 @@ async function main(): Promise<void> {
   try {
     phase(`store: tables of 0 (for creates), ${plan.listSizes.join(", ")} categories`);
     for (const count of [0, ...plan.listSizes]) await seedTable(db, tableOf(count), count);
-    const { endpoint } = dynamo;
-    const workloads = workloadsOf(plan.listSizes);
-    const bench: Bench = {
-      plan,
-      workloads,
-      bundles,
-      child,
-      endpoint,
-      nodeOptions: deployedNodeOptions(),
-    };
+    const bench = { plan, bundles, child, endpoint: dynamo.endpoint, nodeOptions: nodeOptions() };
     phase("calibration: a fixed CPU-bound loop at full speed and under each quota");
-    const calibration = await calibrate(child, sandboxes);
-    const unenforced = calibration.rows.filter((row) => !row.ok).map((row) => row.memoryMb);
+    const [referenceLoopMs, calibration] = await calibrate(child, sandboxes);
+    const unenforced = calibration.filter((row) => !row.ok).map((row) => row.memoryMb);
     if (unenforced.length > 0)
       throw new Error(
         `broken benchmark: the CPU quota did not slow the loop at ${unenforced.join(", ")} MB`,
@@ -78,17 +69,17 @@ async function main(): Promise<void> {
     }
     phase("list cost: read units per list, today's design against the list cache");
     const listCostRows = await listCost(quick ? [100] : [100, 10_000, 50_000]);
-    const [cpu] = cpus();
+    const machine = `${String(cpus().length)} × ${cpus()[0]?.model ?? "?"}, Node ${process.version}`;
     const results = decide({
-      ...{ version: 3, mode: quick ? "quick" : "full", date: new Date().toISOString() },
-      machine: `${String(cpus().length)} × ${cpu?.model ?? "unknown"}, Node ${process.version}`,
+      ...{ version: 3, mode: quick ? "quick" : "full", date: new Date().toISOString(), machine },
       ...{ durationSeconds: seconds(), cpuShareEnforced: problem === undefined },
-      ...{ periodMs: periodUs / 1000, referenceLoopMs: calibration.referenceMs },
-      ...{ calibration: calibration.rows, cold, warm, storeUnits: units, listCost: listCostRows },
+      ...{ periodMs: periodUs / 1000, referenceLoopMs, calibration, cold, warm },
+      ...{ storeUnits: units, listCost: listCostRows },
     });
-    const file = quick
-      ? resolve(tmpDir, "results-quick.json")
-      : resolve(projectRoot, "bench/results.json");
+    const file = resolve(
+      quick ? tmpDir : resolve(projectRoot, "bench"),
+      quick ? "results-quick.json" : "results.json",
+    );
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     printReport(results);
     if (quick) console.log("\nQuick mode: figures are informational; every answer was right.");
