@@ -76,10 +76,9 @@ async function main(): Promise<void> {
       ...{ periodMs: periodUs / 1000, referenceLoopMs, calibration, cold, warm },
       ...{ storeUnits: units, listCost: listCostRows },
     });
-    const file = resolve(
-      quick ? tmpDir : resolve(projectRoot, "bench"),
-      quick ? "results-quick.json" : "results.json",
-    );
+    const file = quick
+      ? resolve(tmpDir, "results-quick.json")
+      : resolve(projectRoot, "bench/results.json");
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     printReport(results);
     if (quick) console.log("\nQuick mode: figures are informational; every answer was right.");
