@@ -12,7 +12,7 @@
  * adds one create (a category named `smoke-test <ISO time>`) and looks for it in the list; ask
  * for it only where that category may stay (the service has no delete).
  */
-import { parseArgs } from "node:util";
+import { parseCommandLine, UsageError } from "./lib/args.ts";
 import { runChecks, smokeCategoryPrefix } from "./smokeChecks.ts";
 import type { CheckResult } from "./smokeChecks.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
@@ -26,8 +26,6 @@ const usage =
   `[--write] [--timeout-ms 10000]\n` +
   `  the key: PETSTORE_API_KEY, or the first line of standard input (never an argument)`;
 
-class UsageError extends Error {}
-
 interface Invocation {
   readonly target: string;
   readonly stage: string | undefined;
@@ -35,24 +33,18 @@ interface Invocation {
   readonly timeoutMs: number;
 }
 
-function parseCommandLine(argv: string[]): Invocation | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        stage: { type: "string" },
-        write: { type: "boolean", default: false },
-        "read-only": { type: "boolean", default: false },
-        "timeout-ms": { type: "string", default: "10000" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+function readInvocation(argv: string[]): Invocation | "help" {
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      stage: { type: "string" },
+      write: { type: "boolean", default: false },
+      "read-only": { type: "boolean", default: false },
+      "timeout-ms": { type: "string", default: "10000" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   if (values.help) return "help";
   const [baseUrl, ...extra] = positionals;
   if (extra.length > 0) {
@@ -92,7 +84,7 @@ async function readApiKey(): Promise<string | undefined> {
 async function main(argv: string[]): Promise<number> {
   let invocation;
   try {
-    invocation = parseCommandLine(argv);
+    invocation = readInvocation(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n${usage}`);
