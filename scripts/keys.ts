@@ -15,7 +15,7 @@
 import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
 import type { Target } from "./keyTargets.ts";
 import { explainStageFailure, localTarget, stageBudgetMs, stageTarget } from "./keyTargets.ts";
-import { parseCommandLine, UsageError } from "./lib/args.ts";
+import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
 const usage = `usage: npm run keys -- <create|list|revoke> [--stage local|${stages.join("|")}]
@@ -119,18 +119,15 @@ async function run(request: Request, target: Target): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let request;
-  try {
-    request = parse(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`keys: ${error.message} (npm run keys -- --help)`);
-    return 2;
-  }
-  if (request === "help") {
-    console.log(usage);
-    return 0;
-  }
+  const request = commandLine(() => parse(argv), {
+    help: () => {
+      console.log(usage);
+    },
+    mistake: (message) => {
+      console.error(`keys: ${message} (npm run keys -- --help)`);
+    },
+  });
+  if (typeof request === "number") return request;
   const { stage } = request;
   try {
     const target =

@@ -21,7 +21,7 @@
  * the create and list loops, report.ts: the checks of the final list and the printed report).
  */
 import { createInterface } from "node:readline";
-import { parseCommandLine, UsageError } from "./lib/args.ts";
+import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import type { LoadReport } from "./lib/load/report.ts";
 import { formatReport } from "./lib/load/report.ts";
 import { runLoad } from "./lib/load/run.ts";
@@ -106,18 +106,11 @@ function readCommand(argv: string[]): Command | "help" {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let command;
-  try {
-    command = readCommand(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n${usage}\n`);
-    return 2;
-  }
-  if (command === "help") {
-    process.stdout.write(`${usage}\n${help}\n`);
-    return 0;
-  }
+  const command = commandLine(() => readCommand(argv), {
+    help: () => process.stdout.write(`${usage}\n${help}\n`),
+    mistake: (message) => process.stderr.write(`${message}\n${usage}\n`),
+  });
+  if (typeof command === "number") return command;
   const { baseUrl } = command;
   const apiKey = baseUrl === undefined ? "" : await apiKeyFromEnvOrStdin(baseUrl);
   if (baseUrl !== undefined && apiKey === "") {

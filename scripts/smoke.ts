@@ -12,7 +12,7 @@
  * adds one create (a category named `smoke-test <ISO time>`) and looks for it in the list; ask
  * for it only where that category may stay (the service has no delete).
  */
-import { parseCommandLine, UsageError } from "./lib/args.ts";
+import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { runChecks, smokeCategoryPrefix } from "./smokeChecks.ts";
 import type { CheckResult } from "./smokeChecks.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
@@ -82,18 +82,15 @@ async function readApiKey(): Promise<string | undefined> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let invocation;
-  try {
-    invocation = readInvocation(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n${usage}`);
-    return 2;
-  }
-  if (invocation === "help") {
-    console.log(usage);
-    return 0;
-  }
+  const invocation = commandLine(() => readInvocation(argv), {
+    help: () => {
+      console.log(usage);
+    },
+    mistake: (message) => {
+      console.error(`${message}\n${usage}`);
+    },
+  });
+  if (typeof invocation === "number") return invocation;
   const apiKey = await readApiKey();
   if (apiKey === undefined) {
     console.error(

@@ -7,7 +7,7 @@ import { functionsOf, templatePath } from "../../../local/template.ts";
 import type { Release } from "../../release.ts";
 import type { StageConfig } from "../../stages.ts";
 import { samconfigPath, stageConfig, stages } from "../../stages.ts";
-import { parseCommandLine, UsageError } from "../args.ts";
+import { commandLine, parseCommandLine, UsageError } from "../args.ts";
 import type { DeployIo } from "./io.ts";
 
 const usage =
@@ -40,37 +40,34 @@ export function samDeployArgs(stage: string, options: { yes: boolean; tags?: str
 
 /** The command line as a Plan, or the exit code when it is --help (0) or a mistake (2). */
 export function plan(argv: readonly string[], io: DeployIo): Plan | number {
-  let parsed;
-  try {
-    parsed = parseCommandLine({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        yes: { type: "boolean", short: "y", default: false },
-        "dry-run": { type: "boolean", default: false },
-        "no-build": { type: "boolean", default: false },
-        "no-smoke": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.err(`${error.message}\n${usage}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.out(usage);
-    return 0;
-  }
+  return commandLine(() => readPlan(argv), {
+    help: () => {
+      io.out(usage);
+    },
+    mistake: (message) => {
+      io.err(`${message}\n${usage}`);
+    },
+  });
+}
+
+function readPlan(argv: readonly string[]): Plan | "help" {
+  const { values, positionals } = parseCommandLine({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      yes: { type: "boolean", short: "y", default: false },
+      "dry-run": { type: "boolean", default: false },
+      "no-build": { type: "boolean", default: false },
+      "no-smoke": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return "help";
   const [stage, ...extra] = positionals;
-  if (stage === undefined || extra.length > 0) {
-    io.err(usage);
-    return 2;
-  }
+  if (stage === undefined) throw new UsageError(`no stage given: use ${stages.join(" or ")}`);
+  if (extra.length > 0) throw new UsageError(`one stage at a time, not "${extra.join(" ")}" too`);
   if (!stages.includes(stage)) {
-    io.err(`unknown stage "${stage}": the stages are ${stages.join(" and ")}.\n${usage}`);
-    return 2;
+    throw new UsageError(`unknown stage "${stage}": the stages are ${stages.join(" and ")}.`);
   }
   return {
     stage,
