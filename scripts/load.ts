@@ -20,7 +20,7 @@
  * This file is the command line; the run is in scripts/lib/load/ (run.ts: the run, workers.ts:
  * the create and list loops, report.ts: the checks of the final list and the printed report).
  */
-import { createInterface } from "node:readline";
+import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import type { LoadReport } from "./lib/load/report.ts";
 import { formatReport } from "./lib/load/report.ts";
@@ -40,22 +40,6 @@ const help = [
   "line of stdin (never a flag, which npm would echo). --quick: 500 creates.",
   "Exit status: 0 all checks passed, 1 an error or a lost category, 2 a usage error.",
 ].join("\n");
-
-/**
- * The remote target's key: PETSTORE_API_KEY, else the first line of stdin (prompted for on a
- * terminal). Never a flag: npm echoes its arguments, and they show in `ps`.
- */
-async function apiKeyFromEnvOrStdin(baseUrl: string): Promise<string> {
-  const fromEnv = process.env.PETSTORE_API_KEY?.trim();
-  if (fromEnv) return fromEnv;
-  if (process.stdin.isTTY) process.stderr.write(`API key for ${baseUrl}: `);
-  const lines = createInterface({ input: process.stdin, terminal: false });
-  for await (const line of lines) {
-    lines.close();
-    return line.trim();
-  }
-  return "";
-}
 
 interface Command {
   readonly creates: number;
@@ -112,8 +96,9 @@ async function main(argv: string[]): Promise<number> {
   });
   if (typeof command === "number") return command;
   const { baseUrl } = command;
-  const apiKey = baseUrl === undefined ? "" : await apiKeyFromEnvOrStdin(baseUrl);
-  if (baseUrl !== undefined && apiKey === "") {
+  const apiKey =
+    baseUrl === undefined ? "" : await apiKeyFromEnvOrStdin(`API key for ${baseUrl}: `);
+  if (apiKey === undefined) {
     process.stderr.write(`--base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin\n`);
     return 2;
   }

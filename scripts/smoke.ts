@@ -12,6 +12,7 @@
  * adds one create (a category named `smoke-test <ISO time>`) and looks for it in the list; ask
  * for it only where that category may stay (the service has no delete).
  */
+import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { runChecks, smokeCategoryPrefix } from "./smokeChecks.ts";
 import type { CheckResult } from "./smokeChecks.ts";
@@ -70,17 +71,6 @@ function readInvocation(argv: string[]): Invocation | "help" {
   return { target: baseUrl ?? "", stage: values.stage, write: values.write, timeoutMs };
 }
 
-/** PETSTORE_API_KEY, else the first line piped on standard input; never a terminal prompt. */
-async function readApiKey(): Promise<string | undefined> {
-  const fromEnv = process.env.PETSTORE_API_KEY?.trim();
-  if (fromEnv) return fromEnv;
-  if (process.stdin.isTTY) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const [firstLine = ""] = Buffer.concat(chunks).toString("utf8").split(/\r?\n/);
-  return firstLine.trim() || undefined;
-}
-
 async function main(argv: string[]): Promise<number> {
   const invocation = commandLine(() => readInvocation(argv), {
     help: () => {
@@ -91,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   if (typeof invocation === "number") return invocation;
-  const apiKey = await readApiKey();
+  const apiKey = await apiKeyFromEnvOrStdin();
   if (apiKey === undefined) {
     console.error(
       "no API key: set PETSTORE_API_KEY, or pipe the key on standard input " +
