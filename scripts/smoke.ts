@@ -14,8 +14,8 @@
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
-import { runChecks, smokeCategoryPrefix } from "./smokeChecks.ts";
-import type { CheckResult } from "./smokeChecks.ts";
+import { runChecks, smokeCategoryPrefix } from "./lib/smoke/checks.ts";
+import type { CheckResult } from "./lib/smoke/checks.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
 import { capture } from "./process.ts";
 

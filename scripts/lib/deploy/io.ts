@@ -6,7 +6,7 @@ import { createInterface } from "node:readline/promises";
 import { buildFunctions } from "../../build.ts";
 import type { Capture } from "../../process.ts";
 import { capture, runAttached, which } from "../../process.ts";
-import { runChecks } from "../../smokeChecks.ts";
+import { runChecks } from "../smoke/checks.ts";
 
 export interface DeployIo {
   /** Builds dist/ (scripts/build.ts). */
