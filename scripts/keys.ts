@@ -12,10 +12,10 @@
  * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml
  * (always that region, whatever AWS_REGION says).
  */
-import { parseArgs } from "node:util";
 import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
 import type { Target } from "./keyTargets.ts";
 import { explainStageFailure, localTarget, stageBudgetMs, stageTarget } from "./keyTargets.ts";
+import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
 const usage = `usage: npm run keys -- <create|list|revoke> [--stage local|${stages.join("|")}]
@@ -23,9 +23,6 @@ const usage = `usage: npm run keys -- <create|list|revoke> [--stage local|${stag
   list                                         list keys (never the keys themselves)
   revoke <keyId>                               revoke a key (refused within 60 s)`;
 const commands = ["create", "list", "revoke"];
-
-/** A mistake in the command line: one line, exit 2. */
-class UsageError extends Error {}
 
 interface Request {
   readonly command: string;
@@ -36,22 +33,16 @@ interface Request {
 }
 
 function parse(argv: string[]): Request | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        stage: { type: "string", default: "local" },
-        label: { type: "string", default: "operator-issued" },
-        expires: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(argumentProblem(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      stage: { type: "string", default: "local" },
+      label: { type: "string", default: "operator-issued" },
+      expires: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
   if (values.help) return "help";
   const [command, keyId, ...extra] = positionals;
   if (!command) throw new UsageError("no command given: use create, list or revoke");
@@ -65,14 +56,6 @@ function parse(argv: string[]): Request | "help" {
   if (stage !== "local" && !stages.includes(stage))
     throw new UsageError(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
   return { command, keyId, stage, label: values.label, expiresAt: expiry(values.expires) };
-}
-
-function argumentProblem(error: unknown): string {
-  const { code, message } = error as { code?: string; message?: string };
-  const option = /'(--?[^' ]+)/.exec(message ?? "")?.[1] ?? "";
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}`;
-  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") return `${option} needs a value`;
-  return message?.split("\n", 1)[0] ?? String(error);
 }
 
 function expiry(text: string | undefined): Date | undefined {
@@ -136,18 +119,15 @@ async function run(request: Request, target: Target): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let request;
-  try {
-    request = parse(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`keys: ${error.message} (npm run keys -- --help)`);
-    return 2;
-  }
-  if (request === "help") {
-    console.log(usage);
-    return 0;
-  }
+  const request = commandLine(() => parse(argv), {
+    help: () => {
+      console.log(usage);
+    },
+    mistake: (message) => {
+      console.error(`keys: ${message} (npm run keys -- --help)`);
+    },
+  });
+  if (typeof request === "number") return request;
   const { stage } = request;
   try {
     const target =

@@ -12,9 +12,10 @@
  * adds one create (a category named `smoke-test <ISO time>`) and looks for it in the list; ask
  * for it only where that category may stay (the service has no delete).
  */
-import { parseArgs } from "node:util";
-import { runChecks, smokeCategoryPrefix } from "./smokeChecks.ts";
-import type { CheckResult } from "./smokeChecks.ts";
+import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
+import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { runChecks, smokeCategoryPrefix } from "./lib/smoke/checks.ts";
+import type { CheckResult } from "./lib/smoke/checks.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
 import { capture } from "./process.ts";
 
@@ -26,8 +27,6 @@ const usage =
   `[--write] [--timeout-ms 10000]\n` +
   `  the key: PETSTORE_API_KEY, or the first line of standard input (never an argument)`;
 
-class UsageError extends Error {}
-
 interface Invocation {
   readonly target: string;
   readonly stage: string | undefined;
@@ -35,24 +34,18 @@ interface Invocation {
   readonly timeoutMs: number;
 }
 
-function parseCommandLine(argv: string[]): Invocation | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        stage: { type: "string" },
-        write: { type: "boolean", default: false },
-        "read-only": { type: "boolean", default: false },
-        "timeout-ms": { type: "string", default: "10000" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+function readInvocation(argv: string[]): Invocation | "help" {
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      stage: { type: "string" },
+      write: { type: "boolean", default: false },
+      "read-only": { type: "boolean", default: false },
+      "timeout-ms": { type: "string", default: "10000" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   if (values.help) return "help";
   const [baseUrl, ...extra] = positionals;
   if (extra.length > 0) {
@@ -78,31 +71,17 @@ function parseCommandLine(argv: string[]): Invocation | "help" {
   return { target: baseUrl ?? "", stage: values.stage, write: values.write, timeoutMs };
 }
 
-/** PETSTORE_API_KEY, else the first line piped on standard input; never a terminal prompt. */
-async function readApiKey(): Promise<string | undefined> {
-  const fromEnv = process.env.PETSTORE_API_KEY?.trim();
-  if (fromEnv) return fromEnv;
-  if (process.stdin.isTTY) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const [firstLine = ""] = Buffer.concat(chunks).toString("utf8").split(/\r?\n/);
-  return firstLine.trim() || undefined;
-}
-
 async function main(argv: string[]): Promise<number> {
-  let invocation;
-  try {
-    invocation = parseCommandLine(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n${usage}`);
-    return 2;
-  }
-  if (invocation === "help") {
-    console.log(usage);
-    return 0;
-  }
-  const apiKey = await readApiKey();
+  const invocation = commandLine(() => readInvocation(argv), {
+    help: () => {
+      console.log(usage);
+    },
+    mistake: (message) => {
+      console.error(`${message}\n${usage}`);
+    },
+  });
+  if (typeof invocation === "number") return invocation;
+  const apiKey = await apiKeyFromEnvOrStdin();
   if (apiKey === undefined) {
     console.error(
       "no API key: set PETSTORE_API_KEY, or pipe the key on standard input " +

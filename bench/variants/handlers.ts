@@ -49,10 +49,15 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
 
   async function list(event: Event): Promise<Result> {
     if (!(await authorized(event))) return unauthorized;
-    const counter = await get(counterKey);
+    // The counter and, beside it, the withdrawals of the last two minutes (lib/table/schema.ts).
+    const since = `cat#withdrawn#${String(Date.now() - 120_000).padStart(15, "0")}`;
+    const bounds = { ":low": since, ":high": "category" };
+    const fields = ["sk", "id", "at", "value", "version", "epoch"];
+    const head = await query("COUNTER", "sk BETWEEN :low AND :high", bounds, fields);
+    const counter = head.find((item) => item.sk === "category");
     const version = `${counter?.epoch ?? ""}.${counter?.version ?? 0}`;
     if (cached?.version !== version) {
-      // A cold read: ids 1..last in up to 16 parallel ranges, and the recent withdrawals.
+      // A cold read: ids 1..last in up to 16 parallel ranges, less the withdrawn ones.
       const last = Number(counter?.value ?? 0);
       const size = Math.ceil(last / Math.max(1, Math.min(16, Math.floor(last / 1000))));
       const fields = ["id", "name", "description", "createdAt"];
@@ -62,9 +67,7 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
       };
       const pages = [];
       for (let low = 1; low <= last; low += size) pages.push(range(low));
-      const after = { ":after": "0".repeat(15) };
-      const withdrawn = await query("WITHDRAWN", "sk > :after", after, ["id", "at"]);
-      const gone = new Set(withdrawn.map((item) => item.id));
+      const gone = new Set(head.filter((item) => item !== counter).map((item) => item.id));
       const categories = (await Promise.all(pages))
         .flat()
         .filter((item) => !gone.has(item.id))

@@ -7,16 +7,17 @@ import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
 
 /**
  * GET /v1/categories: every category, in id order, from the container's list cache; 304 when
- * If-None-Match names the current version's tag, decided from the counter read alone.
+ * If-None-Match names the current version's tag, decided from the list's first read alone.
  */
 export function listCategoriesHandler(deps: ServiceDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
     .handler<HttpEvent, HttpResponse>(async (event, context) => {
       const deadline = deadlineOf(context, deps.now);
-      const version = await deps.categoryList.version(deadline);
+      const current = await deps.categoryList.version(deadline);
+      const version = current.counter;
       if (isNotModified(event, version)) return { statusCode: 304, data: undefined, version };
-      const data = await deps.categoryList.categories(version, deadline);
+      const data = await deps.categoryList.categories(current, deadline);
       deps.metrics.listSize(data.length);
       return { statusCode: 200, data, version };
     });

@@ -1,13 +1,13 @@
 /**
- * Lambda entry of the CodeDeploy pre-traffic hook (lib/deployHook.ts does the work). The parts
- * are built on the first invocation, not at load: the local server loads every bundle the
- * template names, and this one needs settings only a deployment gives it.
+ * Lambda entry of the CodeDeploy pre-traffic hook (lib/deployHook/ does the work). The parts are
+ * built on the first invocation, not at load: the local server loads every bundle the template
+ * names, and this one needs settings only a deployment gives it.
  */
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { AwsCalls } from "../../lib/awsCall.ts";
 import { DynamoDb, environmentCredentials } from "../../lib/dynamodb.ts";
-import type { HookDeps, HookEvent } from "../../lib/deployHook.ts";
-import { preTrafficHook } from "../../lib/deployHook.ts";
+import type { HookDeps, HookEvent } from "../../lib/deployHook/hook.ts";
+import { preTrafficHook } from "../../lib/deployHook/hook.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

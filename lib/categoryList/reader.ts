@@ -1,23 +1,24 @@
 /**
  * A container's list cache (state machine and correctness argument: ./cache.ts). A list is two
- * steps: `version()` reads the counter (one read unit), which is all a 304 needs; `categories()`
- * then brings the cache up to that version, reading only what changed, and answers from it.
- * The counter read must come first: a create landing between the two only makes the next list
- * refresh again, never miss it. For a minute after a create, lists also read the withdrawals.
+ * steps: `version()` reads the counter and the recent withdrawals (one Query, one read unit),
+ * which is all a 304 needs; `categories()` then brings the cache up to that version, reading
+ * only what changed, and answers from it. The counter read must come first: a create landing
+ * between the two only makes the next list refresh again, never miss it.
  */
 import type { Clock } from "../clock.ts";
 import type { Category } from "../repositories/categories.ts";
 import type { CategoryListSource } from "../repositories/categoryReads.ts";
-import type { CounterState, Found, ListSnapshot, Refresh } from "./cache.ts";
-import { applyRefresh, planRefresh } from "./cache.ts";
+import type { Found, ListSnapshot, ListVersion, Refresh } from "./cache.ts";
+import { planRefresh, withdrawalsSince } from "./cache.ts";
 import type { SplitOptions } from "./ranges.ts";
 import { coldReadSplit, mapLimited, splitIds } from "./ranges.ts";
+import { applyRefresh } from "./snapshot.ts";
 
 export interface CategoryListing {
   /** Where the store is now: step one of every list. */
-  version(deadline: number): Promise<CounterState>;
-  /** Every visible category as of `counter` (read by `version` in this request), in id order. */
-  categories(counter: CounterState, deadline: number): Promise<readonly Category[]>;
+  version(deadline: number): Promise<ListVersion>;
+  /** Every visible category as of `version` (read in this request), in id order. */
+  categories(version: ListVersion, deadline: number): Promise<readonly Category[]>;
 }
 
 export class CategoryList implements CategoryListing {
@@ -32,20 +33,17 @@ export class CategoryList implements CategoryListing {
     this.#split = split;
   }
 
-  version(deadline: number): Promise<CounterState> {
-    return this.#source.readCounter(deadline);
+  async version(deadline: number): Promise<ListVersion> {
+    const readAt = this.#now();
+    const since = withdrawalsSince(this.#snapshot, readAt);
+    const { counter, withdrawals } = await this.#source.readCounter(since, deadline);
+    return { counter, withdrawals, readAt, since };
   }
 
-  async categories(counter: CounterState, deadline: number): Promise<readonly Category[]> {
+  async categories(version: ListVersion, deadline: number): Promise<readonly Category[]> {
     const snapshot = this.#snapshot;
-    const now = this.#now();
-    const refresh = planRefresh(snapshot, counter, now);
-    const since = refresh.withdrawnSince;
-    const [found, withdrawn] = await Promise.all([
-      this.#read(refresh, deadline),
-      since === undefined ? [] : this.#source.readWithdrawn(since, deadline),
-    ]);
-    const next = applyRefresh(snapshot, counter, refresh, found, withdrawn, now);
+    const refresh = planRefresh(snapshot, version.counter, version.readAt);
+    const next = applyRefresh(snapshot, version, refresh, await this.#read(refresh, deadline));
     // Concurrent lists (the local server) may finish out of order: keep the newest state.
     const kept = this.#snapshot?.counter;
     if (!kept || kept.epoch !== next.counter.epoch || kept.version <= next.counter.version) {

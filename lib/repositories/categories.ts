@@ -3,6 +3,7 @@
  * (UpdateItem ADD), so concurrent creates never share one; a create that fails after taking an
  * id leaves a gap, never a duplicate.
  */
+import { withdrawalRecordMs } from "../categoryList/cache.ts";
 import type { Item } from "../dynamodb.ts";
 import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
@@ -43,8 +44,6 @@ export interface CategoryRepository {
 const withdrawBudgetMs = 200;
 /** When each withdrawal step must be done by, from the start of the withdrawal. */
 const withdrawShareMs = { record: 80, delete: 150 } as const;
-/** Lists read withdrawals for a minute after a create (settleMs); DynamoDB TTL removes them later. */
-const withdrawalRecordSeconds = 24 * 60 * 60;
 
 export class CategoryStore extends TableRepository implements CategoryRepository {
   async list(deadline: number): Promise<Category[]> {
@@ -139,18 +138,18 @@ export class CategoryStore extends TableRepository implements CategoryRepository
    * Best effort: takes back this request's own write under `id`, which may have landed, and may
    * already be in list caches (lib/categoryList/cache.ts). It runs after the deadline, in the margin
    * the deadline keeps before the Lambda timeout, in three steps with a share of it each:
-   *   1. record the withdrawal (a WITHDRAWN item): lists that may hold the category drop it;
+   *   1. record the withdrawal (an item beside the counter): lists that may hold the category drop it;
    *   2. delete it (conditional on the request id: never another request's category);
    *   3. after a delete, bump the list version so every cache refreshes.
-   * The record lives in its own partition, not on the counter, so it is written even when the
-   * counter's partition is what is failing.
+   * The record is an item of its own beside the counter (read with it by every list), not an
+   * update of the counter item, so it is written even when updates of the counter are failing.
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
     const start = this.now();
     await this.#quietly(() =>
       this.table.put(
         keys.withdrawal(start, id),
-        { id, at: start, ttl: Math.floor(start / 1000) + withdrawalRecordSeconds },
+        { id, at: start, ttl: Math.floor((start + withdrawalRecordMs) / 1000) },
         start + withdrawShareMs.record,
       ),
     );

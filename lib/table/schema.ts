@@ -5,12 +5,14 @@
  *   item type     pk                                  sk                                 attributes
  *   category      "CATEGORY"                          id, 16 digits zero-padded          id N, name S, description S?, createdAt S, requestId S
  *   id counter    "COUNTER"                           "category"                         value N (last id handed out), version N, epoch S
- *   withdrawal    "WITHDRAWN"                         ms, 15 digits zero-padded, "#", id id N, at N, ttl N
+ *   withdrawal    "COUNTER"                           "cat#withdrawn#", ms (15 digits), "#", id   id N, at N, ttl N
  *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
  *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   the Idempotency-Key                fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
  *
  * All categories share one partition so a single Query reads them in id order (16 digits hold
- * every safe integer). Only the hash of an API key is stored. Idempotency records are scoped per
+ * every safe integer). Withdrawals sort just below the counter in its partition ("cat#" < "cate"),
+ * so one consistent Query from a moment up to the counter reads both: a list's first step, one
+ * read unit while the two come to under 4 KB (lib/categoryList/cache.ts). Only the hash of an API key is stored. Idempotency records are scoped per
  * API key by their partition, and DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
  *
  * A new item type gets a partition (or partition prefix) and a key function here, and nothing
@@ -25,7 +27,6 @@ export const partitions = {
   category: "CATEGORY",
   counter: "COUNTER",
   apiKey: "APIKEY",
-  withdrawn: "WITHDRAWN",
   idempotency: (scope: string): string => `IDEMPOTENCY#${scope}`,
 } as const;
 
@@ -35,18 +36,25 @@ export function categorySortKey(id: number): string {
 }
 
 /** Zero-padded epoch ms, so string order of withdrawal sort keys is time order. */
-export function withdrawalTimeKey(at: number): string {
+function withdrawalTimeKey(at: number): string {
   return String(Math.max(0, Math.floor(at))).padStart(15, "0");
+}
+
+const withdrawalPrefix = "cat#withdrawn#";
+
+/** The sort key of the first withdrawal recorded at or after `since` (epoch ms). */
+export function withdrawalsFrom(since: number): string {
+  return `${withdrawalPrefix}${withdrawalTimeKey(since)}`;
 }
 
 export const keys = {
   category: (id: number): Key => ({ pk: partitions.category, sk: categorySortKey(id) }),
   categoryCounter: { pk: partitions.counter, sk: "category" } as Key,
   apiKey: (keyHash: string): Key => ({ pk: partitions.apiKey, sk: keyHash }),
-  /** Time first, so lists can read the withdrawals since a moment (lib/categoryList/cache.ts). */
+  /** Time first, so lists read the withdrawals since a moment with the counter. */
   withdrawal: (at: number, id: number): Key => ({
-    pk: partitions.withdrawn,
-    sk: `${withdrawalTimeKey(at)}#${id}`,
+    pk: partitions.counter,
+    sk: `${withdrawalsFrom(at)}#${id}`,
   }),
   idempotency: (scope: string, idempotencyKey: string): Key => ({
     pk: partitions.idempotency(scope),

@@ -4,41 +4,18 @@
  * layout (lib/table/schema.ts), marshalling (lib/table/item.ts) and expression placeholders are
  * handled once. Calls go through the signed client (lib/dynamodb.ts) with the request's deadline.
  */
-import type { AttributeValue, DynamoDb, Item } from "../dynamodb.ts";
+import type { DynamoDb, Item } from "../dynamodb.ts";
+import type { Expression, QuerySpec } from "./expressions.ts";
+import { expressions, projectionOf, queryRequest } from "./expressions.ts";
 import type { Fields } from "./item.ts";
-import { keyItem, toAttribute, toItem } from "./item.ts";
+import { keyItem, toItem } from "./item.ts";
 import type { Key } from "./schema.ts";
 
-/**
- * An update, condition or filter expression with its own `#name` and `:value` placeholders.
- * Placeholders of the expressions combined in one request must not clash; `:pk` and `:sk…` are
- * the key condition's.
- */
-export interface Expression {
-  readonly text: string;
-  readonly names?: Readonly<Record<string, string>>;
-  readonly values?: Fields;
-}
-
-/** The sort-key part of a Query: a closed range or everything after a point. */
-export type SortRange =
-  { readonly between: readonly [string, string] } | { readonly above: string };
-
-export interface QuerySpec {
-  readonly partition: string;
-  readonly range?: SortRange;
-  readonly filter?: Expression;
-  /** Attributes to read; all when omitted. */
-  readonly projection?: readonly string[];
-  readonly consistent?: boolean;
-  /** Asks DynamoDB for each page's consumed capacity (ReturnConsumedCapacity TOTAL). */
-  readonly onCapacity?: (capacityUnits: number) => void;
-}
+export type { Expression, QuerySpec } from "./expressions.ts";
 
 interface Page {
   readonly Items?: readonly Item[];
   readonly LastEvaluatedKey?: Item;
-  readonly ConsumedCapacity?: { readonly CapacityUnits?: number };
 }
 
 /** BatchGetItem's limit of keys per request. */
@@ -174,63 +151,8 @@ export class Table {
         { ...request, ...(startKey && { ExclusiveStartKey: startKey }) },
         deadline,
       );
-      spec.onCapacity?.(page.ConsumedCapacity?.CapacityUnits ?? 0);
       yield page.Items ?? [];
       startKey = page.LastEvaluatedKey;
     } while (startKey);
   }
-}
-
-function queryRequest(tableName: string, spec: QuerySpec): object {
-  return {
-    TableName: tableName,
-    ...expressions({
-      KeyConditionExpression: keyCondition(spec),
-      FilterExpression: spec.filter,
-      ProjectionExpression: spec.projection && projectionOf(spec.projection),
-    }),
-    ...(spec.consistent && { ConsistentRead: true }),
-    ...(spec.onCapacity && { ReturnConsumedCapacity: "TOTAL" }),
-  };
-}
-
-/** Every attribute through a placeholder, so reserved words (`name`) need no special case. */
-function projectionOf(attributes: readonly string[]): Expression {
-  const placeholders = attributes.map((name, i) => [`#p${i}`, name] as const);
-  return {
-    text: placeholders.map(([placeholder]) => placeholder).join(", "),
-    names: Object.fromEntries(placeholders),
-  };
-}
-
-function keyCondition({ partition, range }: QuerySpec): Expression {
-  if (!range) return { text: "pk = :pk", values: { ":pk": partition } };
-  if ("above" in range) {
-    return {
-      text: "pk = :pk AND sk > :skAbove",
-      values: { ":pk": partition, ":skAbove": range.above },
-    };
-  }
-  return {
-    text: "pk = :pk AND sk BETWEEN :skLow AND :skHigh",
-    values: { ":pk": partition, ":skLow": range.between[0], ":skHigh": range.between[1] },
-  };
-}
-
-/** Sets each named expression and merges all their placeholders into one request. */
-function expressions(named: Readonly<Record<string, Expression | undefined>>): object {
-  const request: Record<string, unknown> = {};
-  const names: Record<string, string> = {};
-  const values: Record<string, AttributeValue> = {};
-  for (const [field, expression] of Object.entries(named)) {
-    if (!expression) continue;
-    request[field] = expression.text;
-    Object.assign(names, expression.names);
-    for (const [placeholder, value] of Object.entries(expression.values ?? {})) {
-      if (value !== undefined) values[placeholder] = toAttribute(value);
-    }
-  }
-  if (Object.keys(names).length > 0) request.ExpressionAttributeNames = names;
-  if (Object.keys(values).length > 0) request.ExpressionAttributeValues = values;
-  return request;
 }

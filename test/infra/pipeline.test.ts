@@ -59,6 +59,15 @@ describe("the workflow is valid", () => {
   });
 });
 
+describe("every action runs at a pinned commit, never a movable tag", () => {
+  it("names each action by a full 40-hex commit SHA", () => {
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+    const actions = steps.flatMap((step) => (step.uses ? [step.uses] : []));
+    expect(actions.length).toBeGreaterThan(0);
+    for (const action of actions) expect(action).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+  });
+});
+
 describe("on push to main: test, build once, staging, approval, production", () => {
   const [build, staging, production] = ["build", "staging", "production"].map(
     (name) => workflow.jobs[name],

@@ -6,12 +6,14 @@ import type {
   Withdrawal,
 } from "../../../lib/categoryList/cache.ts";
 import {
-  applyRefresh,
   emptyCounter,
   holeLifetimeMs,
   planRefresh,
   settleMs,
+  withdrawalRecordMs,
+  withdrawalsSince,
 } from "../../../lib/categoryList/cache.ts";
+import { applyRefresh } from "../../../lib/categoryList/snapshot.ts";
 
 const now = Date.parse("2026-11-22T12:00:00Z");
 /** Long enough ago that its create has settled. */
@@ -26,24 +28,28 @@ const found = (id: number, createdAt = old): Found => ({
   createdAt,
 });
 const ids = (snapshot: ListSnapshot): number[] => snapshot.categories.map((c) => c.id);
+/** One list at `time`: its first read found `at` and `withdrawn`, then the refresh read `read`. */
 const step = (
   snapshot: ListSnapshot | undefined,
   at: CounterState,
   read: readonly Found[],
   withdrawn: readonly Withdrawal[] = [],
   time = now,
-): ListSnapshot =>
-  applyRefresh(snapshot, at, planRefresh(snapshot, at, time), read, withdrawn, time);
+): ListSnapshot => {
+  const version = {
+    counter: at,
+    withdrawals: withdrawn,
+    readAt: time,
+    since: withdrawalsSince(snapshot, time),
+  };
+  return applyRefresh(snapshot, version, planRefresh(snapshot, at, time), read);
+};
 
 /** A cold read of ids 1..6 where 5 has not landed yet. */
 function coldSnapshot(): ListSnapshot {
   const at = counter({ version: 5, lastId: 6 });
-  expect(planRefresh(undefined, at, now)).toMatchObject({
-    kind: "cold",
-    above: 0,
-    upTo: 6,
-    withdrawnSince: now - 2 * settleMs,
-  });
+  expect(planRefresh(undefined, at, now)).toEqual({ kind: "cold", above: 0, upTo: 6, recheck: [] });
+  expect(withdrawalsSince(undefined, now)).toBe(now - 2 * settleMs);
   return step(
     undefined,
     at,
@@ -56,14 +62,9 @@ describe("a list reads only when the store's version moved", () => {
     const snapshot = coldSnapshot();
     const later = now + settleMs + 1;
     const plan = planRefresh(snapshot, snapshot.counter, later);
-    expect(plan).toEqual({
-      kind: "current",
-      above: 6,
-      upTo: 6,
-      recheck: [],
-      withdrawnSince: undefined,
-    });
-    expect(applyRefresh(snapshot, snapshot.counter, plan, [], [], later)).toBe(snapshot);
+    expect(plan).toEqual({ kind: "current", above: 6, upTo: 6, recheck: [] });
+    const version = { counter: snapshot.counter, withdrawals: [], readAt: later, since: 0 };
+    expect(applyRefresh(snapshot, version, plan, [])).toBe(snapshot);
   });
 
   it("reads a hole found under a minute ago again, the version unchanged (a put in flight)", () => {
@@ -127,13 +128,29 @@ describe("a cache holding a just-stored category reads the withdrawals until it 
   const at = counter({ version: 2, lastId: 2 });
   const fresh = (): ListSnapshot => step(undefined, at, [found(1), found(2, now)]);
 
-  it("asks for the withdrawals since before the newest put, and stops once it has settled", () => {
-    expect(planRefresh(fresh(), at, now + 1)).toMatchObject({
-      kind: "current",
-      withdrawnSince: now - settleMs,
-    });
+  it("reads the withdrawals since before its newest put, until a read after it has settled", () => {
+    const later = now + 5 * settleMs;
+    expect(withdrawalsSince(fresh(), later)).toBe(now - settleMs);
     const settled = step(fresh(), at, [], [], now + settleMs + 1);
-    expect(planRefresh(settled, at, now + settleMs + 2).withdrawnSince).toBeUndefined();
+    expect(settled.settling.size).toBe(0);
+    expect(withdrawalsSince(settled, later)).toBe(later - 2 * settleMs);
+  });
+
+  it("still reads from before that put after sitting idle for longer than it takes to settle", () => {
+    const idle = now + 10 * settleMs;
+    expect(withdrawalsSince(fresh(), idle)).toBe(now - settleMs);
+    const after = step(
+      fresh(),
+      counter({ version: 3, lastId: 2 }),
+      [],
+      [{ id: 2, at: now + 5 }],
+      idle,
+    );
+    expect(ids(after)).toEqual([1]);
+  });
+
+  it("reads cold once idle for longer than withdrawals are kept", () => {
+    expect(planRefresh(fresh(), at, now + withdrawalRecordMs).kind).toBe("cold");
   });
 
   it("drops a withdrawn id, even with the version unchanged, and keeps it as a hole", () => {

@@ -68,12 +68,11 @@ describe("queries take sort-key ranges, filters and projections", () => {
   const ids = (items: readonly Parameters<typeof num>[0][]): (number | undefined)[] =>
     items.map((item) => num(item, "id"));
 
-  it("reads a closed range (BETWEEN) and everything above a point (>)", async () => {
+  it("reads a closed range (BETWEEN), or the whole partition", async () => {
     const partition = await seeded();
     const between = { between: [categorySortKey(2), categorySortKey(4)] } as const;
     expect(ids(await table.queryAll({ partition, range: between }, soon()))).toEqual([2, 3, 4]);
-    const above = { above: categorySortKey(4) };
-    expect(ids(await table.queryAll({ partition, range: above }, soon()))).toEqual([5, 6]);
+    expect(ids(await table.queryAll({ partition }, soon()))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it("filters with its own placeholders and projects reserved words such as name", async () => {
@@ -81,7 +80,7 @@ describe("queries take sort-key ranges, filters and projections", () => {
     const items = await table.queryAll(
       {
         partition,
-        range: { above: categorySortKey(1) },
+        range: { between: [categorySortKey(2), categorySortKey(6)] },
         filter: { text: "#k = :kind", names: { "#k": "kind" }, values: { ":kind": "odd" } },
         projection: ["id", "name"],
         consistent: true,
@@ -92,14 +91,6 @@ describe("queries take sort-key ranges, filters and projections", () => {
       { id: { N: "3" }, name: { S: "n3" } },
       { id: { N: "5" }, name: { S: "n5" } },
     ]);
-  });
-
-  it("reports each page's consumed capacity when asked", async () => {
-    const partition = await seeded();
-    const consumed: number[] = [];
-    await table.queryAll({ partition, onCapacity: (units) => consumed.push(units) }, soon());
-    expect(consumed).toHaveLength(1);
-    expect(consumed[0]).toBeGreaterThanOrEqual(0);
   });
 });
 

@@ -2,7 +2,9 @@
  * The smoke test's checks (scripts/smoke.ts is the command): each request, what the contract
  * says the answer must be, and one PASS/FAIL result per check. Read-only unless `write` is set.
  */
-import { send } from "./lib/httpClient.ts";
+import { send } from "../httpClient.ts";
+import type { Answer } from "./expect.ts";
+import { CheckFailure, describe, expect, expectError, isRecord } from "./expect.ts";
 
 export const smokeCategoryPrefix = "smoke-test ";
 
@@ -10,44 +12,6 @@ export interface CheckResult {
   readonly name: string;
   readonly ok: boolean;
   readonly detail: string;
-}
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly text: string;
-  readonly json: unknown;
-}
-
-class CheckFailure extends Error {}
-
-function expect(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new CheckFailure(message);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** The contract's Error shape: exactly code, message, status (= HTTP status), JSON media type. */
-function expectError(answer: Answer, status: number, code: string): void {
-  expect(answer.status === status, `expected ${status} ${code}, got ${describe(answer)}`);
-  expect(
-    (answer.headers["content-type"] ?? "").startsWith("application/json"),
-    `expected a JSON body, got Content-Type ${answer.headers["content-type"] ?? "(none)"}`,
-  );
-  const body = answer.json;
-  expect(isRecord(body), `expected an Error object, got ${answer.text.slice(0, 200)}`);
-  const keys = Object.keys(body).sort().join(",");
-  expect(keys === "code,message,status", `expected fields code, message, status; got ${keys}`);
-  expect(body.code === code, `expected code ${code}, got ${String(body.code)}`);
-  expect(body.status === status, `body status ${String(body.status)} is not ${status}`);
-  expect(typeof body.message === "string" && body.message !== "", "message is empty");
-}
-
-function describe(answer: Answer): string {
-  const body = answer.text.length > 200 ? `${answer.text.slice(0, 200)}…` : answer.text;
-  return `${answer.status} ${body}`;
 }
 
 export interface SmokeOptions {

@@ -1,0 +1,60 @@
+/**
+ * What `npm run deploy` needs from the world (builds, processes, the smoke test, the terminal),
+ * as one interface: the tests hand it a recording stand-in, the command the terminal's own.
+ */
+import { createInterface } from "node:readline/promises";
+import { buildFunctions } from "../../build.ts";
+import type { Capture } from "../../process.ts";
+import { capture, runAttached, which } from "../../process.ts";
+import { runChecks } from "../smoke/checks.ts";
+
+export interface DeployIo {
+  /** Builds dist/ (scripts/build.ts). */
+  readonly build: () => Promise<unknown>;
+  /** Runs a command with the terminal attached; resolves to its exit code. */
+  readonly run: (command: string, args: readonly string[]) => Promise<number>;
+  /** Runs a command with its output captured (git, `sam list stack-outputs`). */
+  readonly capture: Capture;
+  /** Runs the smoke test's checks, reporting each; resolves to whether all passed. */
+  readonly smoke: (baseUrl: string, apiKey: string, write: boolean) => Promise<boolean>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The absolute path of an executable on PATH, or undefined. */
+  readonly which: (name: string) => string | undefined;
+  /** Asks a yes/no question on the terminal. */
+  readonly confirm: (question: string) => Promise<boolean>;
+  readonly interactive: boolean;
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+export const terminalIo: DeployIo = {
+  build: buildFunctions,
+  run: runAttached,
+  capture,
+  smoke: async (baseUrl, apiKey, write) => {
+    const results = await runChecks(baseUrl, apiKey, {
+      write,
+      report: ({ name, ok, detail }) => {
+        process.stdout.write(`${ok ? "PASS" : "FAIL"}  ${name}${detail ? `: ${detail}` : ""}\n`);
+      },
+    });
+    return results.every((result) => result.ok);
+  },
+  env: process.env,
+  which: (name) => which(name),
+  confirm: async (question) => {
+    const readline = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^y(es)?$/i.test((await readline.question(question)).trim());
+    } finally {
+      readline.close();
+    }
+  },
+  interactive: process.stdin.isTTY,
+  out: (line) => {
+    process.stdout.write(`${line}\n`);
+  },
+  err: (line) => {
+    process.stderr.write(`${line}\n`);
+  },
+};

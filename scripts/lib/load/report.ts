@@ -1,0 +1,145 @@
+/**
+ * The load's verdict: the final list checked against the run's 201s (every one exactly once, as
+ * answered; on a server of its own nothing else), the figures, and their printed form.
+ */
+import type { Category } from "../httpClient.ts";
+import type { Latency } from "../stats.ts";
+import { latencyOf } from "../stats.ts";
+import type { Tally } from "./workers.ts";
+
+export interface LoadReport {
+  readonly creates: number;
+  readonly concurrency: number;
+  readonly lists: number;
+  readonly requests: number;
+  readonly durationMs: number;
+  readonly throughput: { readonly total: number; readonly creates: number };
+  readonly createLatencyMs: Latency;
+  readonly listLatencyMs: Latency;
+  /** Non-2xx answers and transport failures, by status ("network" for the latter). */
+  readonly errors: Readonly<Record<string, number>>;
+  readonly lost: number;
+  readonly duplicateIds: number;
+  /** Listed although no 201 of this run named it (a server of its own only). */
+  readonly unexpected: number;
+  /** Of those, how many were named by a create that was answered an error. */
+  readonly unexpectedAfterError: number;
+  /** Lists that missed a category whose 201 had arrived before they were asked for. */
+  readonly staleLists: number;
+  /** Lists with a duplicate id or out of id order. */
+  readonly malformedLists: number;
+  readonly finalListCount: number;
+  /** One line per request and all 2xx (a server of its own only; undefined otherwise). */
+  readonly logLines?: LogLines | undefined;
+  readonly ok: boolean;
+}
+
+export interface LogLines {
+  readonly count: number;
+  readonly expected: number;
+  readonly non2xx: number;
+  /** The first few non-2xx lines' code and first line of detail. */
+  readonly samples: readonly string[];
+}
+
+export interface Finished {
+  readonly creates: number;
+  readonly concurrency: number;
+  readonly durationMs: number;
+  readonly tally: Tally;
+  readonly finalList: readonly Category[];
+  /** Categories listed before the run (a running service only; 0 on a server of its own). */
+  readonly existing: number;
+  /** Set on a running service: only names of this run count as unexpected there. */
+  readonly ownPrefix: string | undefined;
+  readonly logLines: LogLines | undefined;
+}
+
+export function reportOf(run: Finished): LoadReport {
+  const { tally, durationMs } = run;
+  const final = checkFinalList(run);
+  const requests = tally.createMs.length + tally.listMs.length;
+  const perSecond = (count: number): number => round(count / (durationMs / 1000));
+  const { errors, staleLists, malformedLists } = tally;
+  const { logLines } = run;
+  return {
+    creates: run.creates,
+    concurrency: run.concurrency,
+    lists: tally.listMs.length,
+    requests,
+    durationMs: Math.round(durationMs),
+    throughput: { total: perSecond(requests), creates: perSecond(tally.createMs.length) },
+    createLatencyMs: latencyOf(tally.createMs),
+    listLatencyMs: latencyOf(tally.listMs),
+    errors,
+    ...final,
+    staleLists,
+    malformedLists,
+    finalListCount: run.finalList.length - run.existing,
+    logLines,
+    ok:
+      Object.keys(errors).length === 0 &&
+      tally.created.size === run.creates &&
+      final.lost === 0 &&
+      final.duplicateIds === 0 &&
+      final.unexpected === 0 &&
+      staleLists === 0 &&
+      malformedLists === 0 &&
+      (logLines === undefined || (logLines.count === logLines.expected && logLines.non2xx === 0)),
+  };
+}
+
+/** Every 201 exactly once, as answered, and (on a server of its own) nothing else. */
+function checkFinalList(
+  run: Finished,
+): Pick<LoadReport, "lost" | "duplicateIds" | "unexpected" | "unexpectedAfterError"> {
+  const { created, createdIds, failedNames } = run.tally;
+  const listedById = new Map<number, Category[]>();
+  for (const c of run.finalList) listedById.set(c.id, [...(listedById.get(c.id) ?? []), c]);
+  const lost = [...created.values()].filter((c) => {
+    const listed = listedById.get(c.id);
+    return listed?.length !== 1 || listed[0]?.name !== c.name;
+  }).length;
+  const duplicateIds =
+    [...createdIds.values()].filter((n) => n > 1).length +
+    [...listedById.values()].filter((listed) => listed.length > 1).length;
+  const createdById = new Map([...created.values()].map((c) => [c.id, c]));
+  const prefix = run.ownPrefix;
+  const candidates =
+    prefix === undefined ? run.finalList : run.finalList.filter((c) => c.name.startsWith(prefix));
+  const unexpectedList = candidates.filter((c) => createdById.get(c.id)?.name !== c.name);
+  return {
+    lost,
+    duplicateIds,
+    unexpected: unexpectedList.length,
+    unexpectedAfterError: unexpectedList.filter((c) => failedNames.has(c.name)).length,
+  };
+}
+
+function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function formatReport(report: LoadReport): string {
+  const row = (label: string, l: Latency): string =>
+    `  ${label.padEnd(8)} ${String(l.count).padStart(6)}  ${[l.p50, l.p90, l.p99, l.max]
+      .map((v) => v.toFixed(1).padStart(8))
+      .join("")}`;
+  return [
+    `requests: ${report.requests} in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+      `${report.throughput.total} req/s (creates ${report.throughput.creates}/s)`,
+    `latency ms   count       p50     p90     p99     max`,
+    row("create", report.createLatencyMs),
+    row("list", report.listLatencyMs),
+    `errors: ${JSON.stringify(report.errors)}  lost: ${report.lost}  duplicate ids: ${report.duplicateIds}` +
+      `  unexpected: ${report.unexpected} (after an error: ${report.unexpectedAfterError})` +
+      `  stale lists: ${report.staleLists}` +
+      `  malformed lists: ${report.malformedLists}  listed: ${report.finalListCount}` +
+      (report.logLines
+        ? `  log lines: ${report.logLines.count} for ${report.logLines.expected} requests, non-2xx ${report.logLines.non2xx}`
+        : ""),
+    ...(report.logLines?.samples.map((sample) => `  log: ${sample}`) ?? []),
+    report.ok ? "PASS" : "FAIL",
+  ].join("\n");
+}
