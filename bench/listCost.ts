@@ -48,8 +48,8 @@ export async function listCost(sizes: readonly number[]): Promise<ListCostRow[]>
   try {
     for (const categories of sizes) {
       const table = `list-cost-${String(categories)}`;
-      // Descriptions of ~75 characters: categories of ~230 bytes, as docs/list-cache.md states.
-      await seedTable(direct, table, categories, 75);
+      // Descriptions of 65 characters (names are 24): categories of ~230 bytes, as in the docs.
+      await seedTable(direct, table, categories, 65);
       const store = new CategoryStore(db, table);
       const fresh = () => new CategoryList(new CategoryReader(db, table), Date.now);
       const list = (cache: CategoryList) => async () =>
