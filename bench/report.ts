@@ -182,7 +182,8 @@ export function printListCost(rows: readonly ListCostRow[]): void {
     [
       [
         ...["categories", "today", "steady", "after 1 create", "<1 min after", "cold"],
-        ...["lists/s today", "lists/s steady", "cold calls today/cache", "ms", "round trips"],
+        ...["lists/s today", "lists/s steady", "cold calls today/cache", "cold ms today/cache"],
+        "cold round trips today/cache",
       ],
       ...rows.map((c) => [
         ...[c.categories, c.today, c.steady, c.afterCreate, c.settling, c.cold],

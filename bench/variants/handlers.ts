@@ -30,12 +30,11 @@ const counterKey = { pk: "COUNTER", sk: "category" };
 const sortKey = (id: number): string => String(id).padStart(16, "0");
 
 export function comparisonHandlers(db: Db, TableName: string): Handlers {
-  const get = async (Key: Input) =>
-    (await db.send("GetItem", { TableName, Key, ConsistentRead: true })).Item;
   const authorized = async (event: Event): Promise<boolean> => {
     const token = event.headers.authorization?.replace(/^Bearer /i, "") ?? "";
-    const key = await get({ pk: "APIKEY", sk: createHash("sha256").update(token).digest("hex") });
-    return key !== undefined && key.revokedAt === undefined;
+    const Key = { pk: "APIKEY", sk: createHash("sha256").update(token).digest("hex") };
+    const { Item } = await db.send("GetItem", { TableName, Key, ConsistentRead: true });
+    return Item !== undefined && Item.revokedAt === undefined;
   };
   const query = (pk: string, condition: string, values: Input, projection: string[]) =>
     db.query({
