@@ -49,7 +49,12 @@ export function createServiceDeps(options: DepsOptions): ServiceDeps {
   const env = options.env ?? process.env;
   const now = options.now ?? systemClock;
   const config = readConfig(env);
-  const metrics = createMetrics({ function: options.operation, stage: config.stage });
+  const metrics = createMetrics({
+    function: options.operation,
+    stage: config.stage,
+    initializationType: env.AWS_LAMBDA_INITIALIZATION_TYPE,
+    now,
+  });
   const db = new DynamoDb({
     region: config.region,
     endpoint: config.dynamoEndpoint,

@@ -11,19 +11,9 @@ import { declared as declaredBy, parseEmf } from "../support/emf.ts";
 
 let lines: string[] = [];
 const write = process.stdout.write.bind(process.stdout);
-const saved = {
-  dev: process.env.POWERTOOLS_DEV,
-  disabled: process.env.POWERTOOLS_METRICS_DISABLED,
-  init: process.env.AWS_LAMBDA_INITIALIZATION_TYPE,
-};
 
 beforeEach(() => {
   lines = [];
-  // Powertools turns metrics off in its dev mode; the test needs what Lambda gets.
-  delete process.env.POWERTOOLS_DEV;
-  delete process.env.POWERTOOLS_METRICS_DISABLED;
-  // Lambda sets this; Powertools counts a cold start only for on-demand environments.
-  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = "on-demand";
   process.stdout.write = (chunk: string | Uint8Array) => {
     lines.push(...String(chunk).split("\n").filter(Boolean));
     return true;
@@ -31,10 +21,6 @@ beforeEach(() => {
 });
 afterEach(() => {
   process.stdout.write = write;
-  if (saved.dev !== undefined) process.env.POWERTOOLS_DEV = saved.dev;
-  if (saved.disabled !== undefined) process.env.POWERTOOLS_METRICS_DISABLED = saved.disabled;
-  if (saved.init === undefined) delete process.env.AWS_LAMBDA_INITIALIZATION_TYPE;
-  else process.env.AWS_LAMBDA_INITIALIZATION_TYPE = saved.init;
 });
 
 function documents(): EmfDocument[] {
@@ -129,7 +115,11 @@ describe("the middy middleware flushes per invocation", () => {
     ({ event: {}, context: {}, response: undefined, error: undefined, internal: {} }) as never;
 
   it("after: writes the cold start once and the invocation's metrics each time", async () => {
-    const metrics = createMetrics({ function: "listCategories", stage: "staging" });
+    const metrics = createMetrics({
+      function: "listCategories",
+      stage: "staging",
+      initializationType: "on-demand",
+    });
     const middleware = metrics.middleware();
     for (const size of [3, 4]) {
       await middleware.before?.(request());
@@ -138,6 +128,16 @@ describe("the middy middleware flushes per invocation", () => {
     }
     const names = documents().map((document) => declared(document).names.join());
     expect(names).toEqual([metricNames.coldStart, metricNames.listSize, metricNames.listSize]);
+  });
+
+  it("counts no cold start where no caller waited for it (provisioned concurrency)", async () => {
+    const metrics = createMetrics({
+      function: "listCategories",
+      stage: "staging",
+      initializationType: "provisioned-concurrency",
+    });
+    await metrics.middleware().before?.(request());
+    expect(lines).toEqual([]);
   });
 
   it("onError: a failed invocation's metrics are written too", async () => {

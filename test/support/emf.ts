@@ -49,7 +49,7 @@ export function declaring(lines: readonly string[], name: string): EmfDocument[]
     .filter((document) => declared(document).names.includes(name));
 }
 
-/** A metric's value; Powertools writes a list when one invocation records it more than once. */
+/** A metric's value; lib/metrics.ts writes a list when one invocation records it more than once. */
 export function total(document: EmfDocument | undefined, name: string): number {
   const value = document?.[name];
   const values: unknown[] = Array.isArray(value) ? value : [value];
