@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { errors, StoreUnavailableError } from "../../lib/errors.ts";
 import { toErrorResponse } from "../../lib/http/errorResponse.ts";
 import { header } from "../../lib/http/message.ts";
@@ -135,6 +135,24 @@ describe("every response carries the contract's headers", () => {
       expect.objectContaining({ code: "response_too_large", status: 406 }) as Error,
     );
     expect(jsonResponse(200, payload, "gzip").isBase64Encoded).toBe(true);
+  });
+});
+
+describe("a payload answered again (an unchanged cached list) is serialised once", () => {
+  it("reuses the JSON of the same payload object, and serialises a new one afresh", () => {
+    const list = [{ id: 1, name: "Dogs" }];
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      const first = jsonResponse(200, list, undefined);
+      const again = jsonResponse(200, list, "gzip");
+      expect(stringify).toHaveBeenCalledTimes(1);
+      expect(again.body).toBe(first.body);
+      const changed = [...list, { id: 2, name: "Cats" }];
+      expect(JSON.parse(jsonResponse(200, changed, undefined).body)).toEqual(changed);
+      expect(stringify).toHaveBeenCalledTimes(2);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });
 
