@@ -5,7 +5,7 @@
  * at full speed and says so (results.json: `cpuShareEnforced: false`).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, openSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, openSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
@@ -25,11 +25,36 @@ export const periodUs = 20_000;
 export type Sandbox = { memoryMb: number; share: number; group?: string; problem?: string };
 export const fullSpeed: Sandbox = { memoryMb: 1769, share: 1 };
 
+const cpuRoot = "/sys/fs/cgroup/cpu";
+
+/** Removes the empty groups of bench runs that were killed (a `finally` never ran for them). */
+function removeStaleGroups(): void {
+  for (const name of readdirSync(cpuRoot)) {
+    const pid = /^petstore-bench-(\d+)-\d+$/.exec(name)?.[1];
+    if (pid === undefined || pid === String(process.pid) || isAlive(Number(pid))) continue;
+    try {
+      rmdirSync(resolve(cpuRoot, name));
+    } catch {
+      // Still holds a process (a child that outlived its run): left alone.
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A cgroup for `memoryMb`, or an unenforced sandbox and the one-line reason. */
 export function openSandbox(memoryMb: number): Sandbox {
   const share = Math.min(1, memoryMb / 1769);
-  const group = `/sys/fs/cgroup/cpu/petstore-bench-${String(process.pid)}-${String(memoryMb)}`;
+  const group = `${cpuRoot}/petstore-bench-${String(process.pid)}-${String(memoryMb)}`;
   try {
+    removeStaleGroups();
     mkdirSync(group, { recursive: true });
     writeFileSync(resolve(group, "cpu.cfs_period_us"), String(periodUs));
     writeFileSync(resolve(group, "cpu.cfs_quota_us"), String(Math.round(share * periodUs)));
