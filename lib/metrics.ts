@@ -55,8 +55,6 @@ export interface MetricsOptions {
   readonly initializationType?: string | undefined;
   /** The EMF documents' timestamps. */
   readonly now?: Clock;
-  /** Where each document goes, one line each: stdout by default. */
-  readonly write?: (line: string) => void;
 }
 
 export interface ServiceMetrics {
@@ -84,13 +82,8 @@ export interface ServiceMetrics {
   >;
 }
 
-const stdoutLine = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
-
 export function createMetrics(options: MetricsOptions): ServiceMetrics {
   const now = options.now ?? systemClock;
-  const write = options.write ?? stdoutLine;
   const fixed = { service: metricsService, stage: options.stage, function: options.function };
   /** This invocation's values by metric name; a name recorded twice is written as a list. */
   const recorded = new Map<string, number[]>();
@@ -117,7 +110,7 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
         [...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]),
       ),
     };
-    write(JSON.stringify(document));
+    process.stdout.write(`${JSON.stringify(document)}\n`);
   };
   const count = (name: string, value = 1): void => {
     const list = recorded.get(name);
