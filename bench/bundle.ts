@@ -17,9 +17,11 @@ export type BenchFunction = (typeof benchFunctions)[number];
 export const variants = ["ours", "ours without metrics", "limit", "typical"] as const;
 export type Variant = (typeof variants)[number];
 export type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
+/** nodeOptions: the template's NODE_OPTIONS, so that ours runs as deployed. */
+export type Built = { bundles: Bundles; child: string; nodeOptions: string };
 
-/** NODE_OPTIONS from the template's Globals ("" when none): ours runs as deployed. */
-export function nodeOptions(): string {
+/** NODE_OPTIONS from the template's Globals ("" when none). */
+function nodeOptions(): string {
   const env = loadTemplate().Globals?.Function?.Environment as { Variables?: object } | undefined;
   const value = (env?.Variables as { NODE_OPTIONS?: unknown } | undefined)?.NODE_OPTIONS;
   return typeof value === "string" ? value.trim() : "";
@@ -33,10 +35,7 @@ const noOpMetrics = {
   },
 };
 
-async function bundle(
-  variant: Variant,
-  fn: BenchFunction,
-): Promise<{ path: string; bytes: number }> {
+async function bundle(variant: Variant, fn: BenchFunction) {
   const dir = resolve(tmpDir, "bundles", variant, fn);
   const outfile = resolve(dir, "index.mjs");
   if (variant === "ours") {
@@ -55,17 +54,16 @@ async function bundle(
   return { path: outfile, bytes: statSync(outfile).size };
 }
 
-export async function buildAll(): Promise<{ bundles: Bundles; child: string }> {
+export async function buildAll(): Promise<Built> {
   await buildFunctions();
   const bundles = {} as Bundles;
-  for (const v of variants)
-    bundles[v] = {
-      listCategories: await bundle(v, "listCategories"),
-      createCategory: await bundle(v, "createCategory"),
-    };
+  for (const v of variants) {
+    const [list, create] = [await bundle(v, "listCategories"), await bundle(v, "createCategory")];
+    bundles[v] = { listCategories: list, createCategory: create };
+  }
   const child = resolve(tmpDir, "child.mjs");
   const entryPoints = [resolve(projectRoot, "bench/child.ts")];
   const options = { bundle: true, format: "esm", platform: "node", target: "node24" } as const;
   await build({ ...options, entryPoints, outfile: child, logLevel: "warning" });
-  return { bundles, child };
+  return { bundles, child, nodeOptions: nodeOptions() };
 }

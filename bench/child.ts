@@ -6,17 +6,15 @@
  */
 import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2 as Result,
-} from "aws-lambda";
+import type { APIGatewayProxyEventV2 as Event } from "aws-lambda";
+import type { APIGatewayProxyStructuredResultV2 as Result } from "aws-lambda";
 import { lambdaContext } from "../local/apiGateway.ts";
 import { lambdaBodyText } from "../scripts/lib/httpClient.ts";
 
 export type MeasureTask = {
   bundle: string;
   functionName: string;
-  event: APIGatewayProxyEventV2;
+  event: Event;
   /** Every answer must be a create of this name, or all `count` categories in id order. */
   expect: { name: string } | { count: number };
   /** Warm calls: at least `minCalls`, then until `budgetMs` is spent or `maxCalls` is reached. */
@@ -27,11 +25,8 @@ export type MeasureTask = {
   settleMs: number;
 };
 export type ChildTask = MeasureTask | { calibrate: number };
-export type MeasureResult = {
-  importMs: number;
-  firstMs: number;
+export type MeasureResult = Record<"importMs" | "firstMs" | "maxRssBytes", number> & {
   durationsMs: number[];
-  maxRssBytes: number;
 };
 export type CalibrateResult = { wallMs: number; cpuMs: number };
 
@@ -63,11 +58,8 @@ async function measure(task: MeasureTask): Promise<MeasureResult> {
   };
   const firstMs = await call();
   const [durationsMs, until] = [[] as number[], performance.now() + task.budgetMs];
-  while (
-    durationsMs.length < task.minCalls ||
-    (durationsMs.length < task.maxCalls && performance.now() < until)
-  )
-    durationsMs.push(await call());
+  const more = (n: number) => n < task.minCalls || (n < task.maxCalls && performance.now() < until);
+  while (more(durationsMs.length)) durationsMs.push(await call());
   return { importMs, firstMs, durationsMs, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
 }
 

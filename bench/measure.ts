@@ -4,7 +4,7 @@
  * memory size the cold starts and the warm workloads of every variant.
  */
 import { median, percentile } from "../scripts/lib/stats.ts";
-import type { BenchFunction, Bundles, Variant } from "./bundle.ts";
+import type { BenchFunction, Built, Variant } from "./bundle.ts";
 import { benchFunctions, variants } from "./bundle.ts";
 import type { CalibrateResult, MeasureResult, MeasureTask } from "./child.ts";
 import type { Cost, Units } from "./cost.ts";
@@ -16,32 +16,20 @@ import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
 
 type Calls = Pick<MeasureTask, "minCalls" | "maxCalls" | "budgetMs">;
 export type Plan = Calls & { sizes: number[]; coldRuns: number; listSizes: number[] };
-/** nodeOptions: the template's NODE_OPTIONS, so that ours runs as deployed. */
-export type Bench = { plan: Plan; bundles: Bundles; child: string } & Record<
-  "endpoint" | "nodeOptions",
-  string
->;
+export type Bench = Built & { plan: Plan; endpoint: string };
 /** A create, or a list of `count` categories; `br`: as a browser asks for it (ours only). */
 type Workload = { id: string; fn: BenchFunction; count: number; br: boolean };
 /** Ours' store units per request of each workload: a cold call, and one with nothing changed. */
 export type StoreUnits = Record<string, { cold: Units; steady: Units }>;
 /** slowdown: wall time over the full core's; wallPerCpu: over the loop's own CPU time. */
-export type Calibration = Record<
-  "memoryMb" | "share" | "wallMs" | "slowdown" | "wallPerCpu",
-  number
-> & {
-  ok: boolean;
-};
+type Loop = Record<"memoryMb" | "share" | "wallMs" | "slowdown" | "wallPerCpu", number>;
+export type Calibration = Loop & { ok: boolean };
 type Row = { memoryMb: number; variant: Variant; fn: BenchFunction };
 /** importMs and firstMs: medians over the cold processes. */
 export type ColdRow = Row & Record<"bundleBytes" | "importMs" | "firstMs", number>;
 /** oomRisk: RSS over `headroom` of the size; the cost is at the steady-state store units. */
-export type WarmRow = Row &
-  Record<"calls" | "p50Ms" | "p99Ms" | "peakRssMb", number> & {
-    workload: string;
-    oomRisk: boolean;
-    costPerMillion: Cost;
-  };
+type Warm = Record<"calls" | "p50Ms" | "p99Ms" | "peakRssMb", number> & { oomRisk: boolean };
+export type WarmRow = Row & Warm & { workload: string; costPerMillion: Cost };
 
 /** Over this share of the memory size, Lambda would be close to killing the sandbox. */
 export const headroom = 0.85;
@@ -96,24 +84,25 @@ export async function calibrate(
 /** Through the proxy: each variant's calls (a cold call, then a warm one) must be ours'. */
 export async function storeUnits(b: Bench): Promise<StoreUnits> {
   const proxy = await startStoreProxy(b.endpoint);
+  const through = async (variant: Variant, w: Workload, calls: number) => {
+    await run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint);
+    return proxy.take();
+  };
   const units: StoreUnits = {};
   try {
     for (const w of workloadsOf(b.plan.listSizes)) {
-      const through = async (variant: Variant, calls: number) => {
-        await run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint);
-        return proxy.take();
-      };
-      const [cold, ours] = [await through("ours", 0), await through("ours", 1)];
+      const [cold, ours] = [await through("ours", w, 0), await through("ours", w, 1)];
       const { readUnits, writeUnits } = cold;
       const steady = {
         readUnits: ours.readUnits - readUnits,
         writeUnits: ours.writeUnits - writeUnits,
       };
       units[w.id] = { cold: { readUnits, writeUnits }, steady };
+      const expected = ours.calls.join("\n");
       for (const variant of variantsOf(w).filter((v) => v !== "ours")) {
-        const seen = (await through(variant, 1)).calls.join("\n");
-        const calls = `${seen}\nours:\n${ours.calls.join("\n")}`;
-        if (seen !== ours.calls.join("\n"))
+        const seen = (await through(variant, w, 1)).calls.join("\n");
+        const calls = `${seen}\nours:\n${expected}`;
+        if (seen !== expected)
           throw new Error(
             `broken benchmark: ${variant} ${w.id} makes other store calls:\n${calls}`,
           );
@@ -140,16 +129,10 @@ export async function atSize(
       const runs: MeasureResult[] = [];
       for (let i = 0; i < b.plan.coldRuns; i++)
         runs.push(await run(b, variant, first, sandbox, exactly(0)));
-      const [importMs, firstMs] = [runs.map((r) => r.importMs), runs.map((r) => r.firstMs)];
-      const bundleBytes = b.bundles[variant][fn].bytes;
-      cold.push({
-        memoryMb,
-        variant,
-        fn,
-        bundleBytes,
-        importMs: median(importMs),
-        firstMs: median(firstMs),
-      });
+      const medianOf = (key: "importMs" | "firstMs") => median(runs.map((r) => r[key]));
+      const [importMs, firstMs] = [medianOf("importMs"), medianOf("firstMs")];
+      const { bytes: bundleBytes } = b.bundles[variant][fn];
+      cold.push({ memoryMb, variant, fn, bundleBytes, importMs, firstMs });
     }
   }
   for (const w of workloads)

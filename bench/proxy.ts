@@ -15,28 +15,19 @@ export type StoreProxy = { endpoint: string; delayMs: number; take(): Tally; clo
 type Input = Record<string, unknown>;
 
 const reads = new Set(["GetItem", "Query", "Scan", "BatchGetItem"]);
-const names = (value: unknown): string =>
-  Object.keys(value ?? {})
-    .sort()
-    .join(",");
-const field = (input: Input, name: string): string =>
-  name === "ConsistentRead"
-    ? `${name}=${String(input[name])}`
-    : ["Item", "Key"].includes(name)
-      ? `${name}(${names(input[name])})`
-      : name;
-const summary = (operation: string, input: Input): string =>
-  [
-    operation,
-    ...Object.keys(input)
-      .sort()
-      .filter((name) => name !== "ExclusiveStartKey"),
-  ]
-    .map((name, i) => (i === 0 ? name : field(input, name)))
-    .join(" ");
+const empty = (): Tally => ({ calls: [], readUnits: 0, writeUnits: 0, rounds: 0 });
+/** Paging (ExclusiveStartKey) is left out: it depends on the page size, not on the calls made. */
+function summary(operation: string, input: Input): string {
+  const field = (name: string): string => {
+    if (name === "ConsistentRead") return `${name}=${String(input[name])}`;
+    const names = Object.keys(input[name] ?? {}).sort();
+    return name === "Item" || name === "Key" ? `${name}(${names.join(",")})` : name;
+  };
+  const fields = Object.keys(input).filter((name) => name !== "ExclusiveStartKey");
+  return [operation, ...fields.sort().map(field)].join(" ");
+}
 
 export async function startStoreProxy(store: string): Promise<StoreProxy> {
-  const empty = (): Tally => ({ calls: [], readUnits: 0, writeUnits: 0, rounds: 0 });
   let [tally, inFlight] = [empty(), 0];
   const server = createServer((incoming, outgoing) => {
     const forward = async (): Promise<void> => {

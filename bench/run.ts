@@ -16,7 +16,7 @@ import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { projectRoot } from "../local/template.ts";
-import { buildAll, nodeOptions } from "./bundle.ts";
+import { buildAll } from "./bundle.ts";
 import { seedTable } from "./data.ts";
 import { listCost } from "./listCost.ts";
 import type { ColdRow, Plan, WarmRow } from "./measure.ts";
@@ -40,7 +40,7 @@ const phase = (name: string): void => {
 async function main(): Promise<void> {
   mkdirSync(tmpDir, { recursive: true });
   phase("build: npm run build's bundles, the limit and the typical variants, the child");
-  const { bundles, child } = await buildAll();
+  const built = await buildAll();
   const sandboxes = plan.sizes.map(openSandbox);
   const problem = sandboxes.find((s) => s.problem !== undefined)?.problem;
   if (problem !== undefined) process.stderr.write(`bench: ${problem}\n`);
@@ -49,9 +49,9 @@ async function main(): Promise<void> {
   try {
     phase(`store: tables of 0 (for creates), ${plan.listSizes.join(", ")} categories`);
     for (const count of [0, ...plan.listSizes]) await seedTable(db, tableOf(count), count);
-    const bench = { plan, bundles, child, endpoint: dynamo.endpoint, nodeOptions: nodeOptions() };
+    const bench = { ...built, plan, endpoint: dynamo.endpoint };
     phase("calibration: a fixed CPU-bound loop at full speed and under each quota");
-    const [referenceLoopMs, calibration] = await calibrate(child, sandboxes);
+    const [referenceLoopMs, calibration] = await calibrate(built.child, sandboxes);
     const unenforced = calibration.filter((row) => !row.ok).map((row) => row.memoryMb);
     if (unenforced.length > 0)
       throw new Error(

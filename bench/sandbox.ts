@@ -5,11 +5,11 @@
  * at full speed and says so (results.json: `cpuShareEnforced: false`).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, openSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
-import { localCredentials, localRegion } from "../local/embeddedDynamo.ts";
+import { localFunctionEnv } from "../local/functionEnv.ts";
 import { projectRoot } from "../local/template.ts";
 import type { ChildTask } from "./child.ts";
 
@@ -31,21 +31,12 @@ const cpuRoot = "/sys/fs/cgroup/cpu";
 function removeStaleGroups(): void {
   for (const name of readdirSync(cpuRoot)) {
     const pid = /^petstore-bench-(\d+)-\d+$/.exec(name)?.[1];
-    if (pid === undefined || pid === String(process.pid) || isAlive(Number(pid))) continue;
+    if (pid === undefined || existsSync(`/proc/${pid}`)) continue;
     try {
       rmdirSync(resolve(cpuRoot, name));
     } catch {
       // Still holds a process (a child that outlived its run): left alone.
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -72,7 +63,6 @@ export function closeSandbox(sandbox: Sandbox): void {
 
 /** The functions' log goes to a file: piping it here would wake the store's process per line. */
 let logFd: number | undefined;
-export type ChildStore = { endpoint: string; table: string; nodeOptions: string };
 
 /**
  * Runs the child with `task` in the sandbox's cgroup; returns what it wrote on fd 3. The child's
@@ -83,7 +73,7 @@ export async function runChild<Result>(
   child: string,
   task: ChildTask,
   sandbox: Sandbox,
-  store: ChildStore = { endpoint: "", table: "", nodeOptions: "" },
+  store = { endpoint: "", table: "", nodeOptions: "" },
 ): Promise<Result> {
   logFd ??= openSync(resolve(tmpDir, "function-stdout.log"), "w");
   const node = [process.execPath, child, JSON.stringify(task)];
@@ -93,8 +83,8 @@ export async function runChild<Result>(
     : node;
   const env = {
     ...(store.nodeOptions && { NODE_OPTIONS: store.nodeOptions }),
-    ...{ ...localCredentials, AWS_REGION: localRegion, TZ: "UTC", API_KEY_CACHE_SECONDS: "0" },
-    ...{ TABLE_NAME: store.table, DYNAMODB_ENDPOINT: store.endpoint },
+    ...localFunctionEnv(store.endpoint, store.table),
+    ...{ TZ: "UTC", API_KEY_CACHE_SECONDS: "0" },
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(sandbox.memoryMb),
   };
   const proc = spawn(command, args, { env, stdio: ["ignore", logFd, "pipe", "pipe"] });

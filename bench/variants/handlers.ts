@@ -85,10 +85,8 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
       ExpressionAttributeValues: { ":one": 1, ":now": Date.now().toString(36) },
     });
     const category = { id: Number(Attributes?.value), ...input };
-    const stored = {
-      createdAt: new Date().toISOString(),
-      requestId: event.requestContext.requestId,
-    };
+    const { requestId } = event.requestContext;
+    const stored = { createdAt: new Date().toISOString(), requestId };
     await db.send("PutItem", {
       ...{ TableName, ConditionExpression: "attribute_not_exists(pk)" },
       Item: { pk: "CATEGORY", sk: sortKey(category.id), ...category, ...stored },

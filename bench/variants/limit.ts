@@ -28,19 +28,13 @@ async function call(operation: string, input: Input): Promise<Record<string, unk
   const headers = { "content-type": "application/x-amz-json-1.0", "x-amz-target": target };
   const request = { host, path: "/", method: "POST", service: "dynamodb", region, headers, body };
   const signed = aws4.sign(request, { accessKeyId, secretAccessKey }).headers;
-  const [status, text] = await new Promise<[number | undefined, string]>((resolve, reject) => {
-    const options = { hostname, port, path: "/", method: "POST", agent, headers: signed };
-    const sent = http.request(options, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => {
-        chunks.push(chunk);
-      });
-      response.on("end", () => {
-        resolve([response.statusCode, Buffer.concat(chunks).toString()]);
-      });
-    });
-    sent.on("error", reject).end(body);
+  const options = { hostname, port, path: "/", method: "POST", agent, headers: signed };
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    http.request(options, resolve).on("error", reject).end(body);
   });
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  const [status, text] = [response.statusCode, Buffer.concat(chunks).toString()];
   if (status !== 200) throw new Error(`${operation}: HTTP ${String(status)} ${text}`);
   return JSON.parse(text, fromWire) as Record<string, unknown>;
 }
