@@ -24,12 +24,8 @@ export type Units = { readonly readUnits: number; readonly writeUnits: number };
 export type Cost = Readonly<Record<"lambda" | "api" | "dynamo" | "total", number>>;
 
 /** Each request billed for its own duration rounded up to the ms (Lambda's rule since 2020). */
-export function costPerMillion(
-  memoryMb: number,
-  durationsMs: readonly number[],
-  units: Units,
-): Cost {
-  const billedMs = durationsMs.reduce((sum, ms) => sum + Math.ceil(ms), 0) / durationsMs.length;
+export function costPerMillion(memoryMb: number, ms: readonly number[], units: Units): Cost {
+  const billedMs = ms.reduce((sum, each) => sum + Math.ceil(each), 0) / ms.length;
   const gbSeconds = (memoryMb / 1024) * (billedMs / 1000);
   const lambda = 1e6 * (gbSeconds * prices.lambdaGbSecond + prices.lambdaRequest);
   const api = 1e6 * prices.httpApiRequest;

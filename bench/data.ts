@@ -82,12 +82,8 @@ export function categoriesEvent(method: string, body = "", encoding = ""): APIGa
   const headers = { authorization: `Bearer ${benchApiKey}`, host: "bench.local" };
   if (body) Object.assign(headers, { "content-type": "application/json" });
   if (encoding) Object.assign(headers, { "accept-encoding": encoding });
-  const rawHeaders = Object.entries(headers).flat();
-  const request = Object.assign(new IncomingMessage(new Socket()), {
-    method,
-    rawHeaders,
-    httpVersion: "1.1",
-  });
+  const fields = { method, rawHeaders: Object.entries(headers).flat(), httpVersion: "1.1" };
+  const request = Object.assign(new IncomingMessage(new Socket()), fields);
   const route = { routeKey: `${method} /v1/categories`, pattern: "/v1/categories" };
   return toEvent(request, Buffer.from(body), parseTarget("/v1/categories"), route);
 }

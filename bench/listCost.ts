@@ -32,12 +32,8 @@ export async function listCost(sizes: readonly number[]): Promise<ListCostRow[]>
   const direct = localClient(dynamo.endpoint);
   // Attempts are never abandoned on a busy machine, so no retried page counts twice.
   const credentials = () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" });
-  const db = new DynamoDb({
-    region: "local",
-    endpoint: proxy.endpoint,
-    credentials,
-    attemptTimeoutMs: 60_000,
-  });
+  const options = { region: "local", endpoint: proxy.endpoint, attemptTimeoutMs: 60_000 };
+  const db = new DynamoDb({ ...options, credentials });
   const measure = async (run: () => Promise<unknown>) => {
     proxy.take();
     const started = performance.now();

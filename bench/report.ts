@@ -92,12 +92,7 @@ export function decide(m: Measured): Results {
   findings.push(...sizesOf(m).flatMap((mb) => compression(m, mb)));
   const largest = Math.max(...sizesOf(m));
   const recommendation = Object.fromEntries(chosen.map(([fn, mb]) => [fn, mb ?? largest]));
-  return {
-    ...m,
-    targets,
-    recommendation: recommendation as Record<BenchFunction, number>,
-    findings,
-  };
+  return { ...m, targets, recommendation: recommendation as Results["recommendation"], findings };
 }
 
 /** Columns padded to their widest cell; the first `left` left-aligned, the rest right-aligned. */
