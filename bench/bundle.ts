@@ -16,7 +16,7 @@ export const benchFunctions = ["listCategories", "createCategory"] as const;
 export type BenchFunction = (typeof benchFunctions)[number];
 export const variants = ["ours", "ours without metrics", "limit", "typical"] as const;
 export type Variant = (typeof variants)[number];
-export type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
+type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
 /** nodeOptions: the template's NODE_OPTIONS, so that ours runs as deployed. */
 export type Built = { bundles: Bundles; child: string; nodeOptions: string };
 

@@ -4,7 +4,7 @@
  */
 import { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
-import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import type { APIGatewayProxyEventV2 as Event } from "aws-lambda";
 import type { DynamoDb } from "../lib/dynamodb.ts";
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import { categorySortKey } from "../lib/table/schema.ts";
@@ -52,20 +52,17 @@ export async function seedTable(
     return out.slice(0, length);
   };
   const put = (id: number) => ({
-    PutRequest: {
-      Item: {
-        ...{ pk: { S: "CATEGORY" }, sk: { S: categorySortKey(id) }, id: { N: String(id) } },
-        ...{ name: { S: text(24).trim() }, description: { S: text(chars) } },
-        ...{ createdAt: { S: new Date(0).toISOString() }, requestId: { S: `seed-${String(id)}` } },
-      },
-    },
+    ...{ pk: { S: "CATEGORY" }, sk: { S: categorySortKey(id) }, id: { N: String(id) } },
+    ...{ name: { S: text(24).trim() }, description: { S: text(chars) } },
+    ...{ createdAt: { S: new Date(0).toISOString() }, requestId: { S: `seed-${String(id)}` } },
   });
   // Eight writers of 25 items (BatchWriteItem's limit) at a time, retrying what the store leaves.
   let next = 1;
   const writer = async (): Promise<void> => {
     for (let first = next; first <= n; first = next) {
       next = Math.min(n, first + 24) + 1;
-      let writes: unknown[] = Array.from({ length: next - first }, (_, i) => put(first + i));
+      const batch = Array.from({ length: next - first }, (_, i) => put(first + i));
+      let writes: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
       while (writes.length > 0) {
         const input = { RequestItems: { [table]: writes } };
         type Output = { UnprocessedItems?: Record<string, unknown[]> };
@@ -78,7 +75,7 @@ export async function seedTable(
 }
 
 /** The API Gateway HTTP API event for /v1/categories, as the local server builds it. */
-export function categoriesEvent(method: string, body = "", encoding = ""): APIGatewayProxyEventV2 {
+export function categoriesEvent(method: string, body: string, encoding: string): Event {
   const headers = { authorization: `Bearer ${benchApiKey}`, host: "bench.local" };
   if (body) Object.assign(headers, { "content-type": "application/json" });
   if (encoding) Object.assign(headers, { "accept-encoding": encoding });

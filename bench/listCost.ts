@@ -34,12 +34,7 @@ export async function listCost(sizes: readonly number[]): Promise<ListCostRow[]>
   const credentials = () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" });
   const options = { region: "local", endpoint: proxy.endpoint, attemptTimeoutMs: 60_000 };
   const db = new DynamoDb({ ...options, credentials });
-  const measure = async (run: () => Promise<unknown>) => {
-    proxy.take();
-    const started = performance.now();
-    await run();
-    return { ...proxy.take(), ms: Math.round(performance.now() - started) };
-  };
+  const { measure } = proxy;
   const rows: ListCostRow[] = [];
   try {
     for (const categories of sizes) {

@@ -84,10 +84,8 @@ export async function calibrate(
 /** Through the proxy: each variant's calls (a cold call, then a warm one) must be ours'. */
 export async function storeUnits(b: Bench): Promise<StoreUnits> {
   const proxy = await startStoreProxy(b.endpoint);
-  const through = async (variant: Variant, w: Workload, calls: number) => {
-    await run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint);
-    return proxy.take();
-  };
+  const through = (variant: Variant, w: Workload, calls: number) =>
+    proxy.measure(() => run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint));
   const units: StoreUnits = {};
   try {
     for (const w of workloadsOf(b.plan.listSizes)) {

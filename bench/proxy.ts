@@ -11,7 +11,9 @@ import type { AddressInfo } from "node:net";
 import { text } from "node:stream/consumers";
 
 export type Tally = { calls: string[]; readUnits: number; writeUnits: number; rounds: number };
-export type StoreProxy = { endpoint: string; delayMs: number; take(): Tally; close(): void };
+/** The calls, units, round trips and wall time (ms) of `work` alone. */
+type Measure = (work: () => Promise<unknown>) => Promise<Tally & { ms: number }>;
+export type StoreProxy = { endpoint: string; delayMs: number; measure: Measure; close(): void };
 type Input = Record<string, unknown>;
 
 const reads = new Set(["GetItem", "Query", "Scan", "BatchGetItem"]);
@@ -54,10 +56,11 @@ export async function startStoreProxy(store: string): Promise<StoreProxy> {
   const proxy: StoreProxy = {
     endpoint: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
     delayMs: 0,
-    take: () => {
-      const taken = tally;
+    measure: async (work) => {
       tally = empty();
-      return taken;
+      const started = performance.now();
+      await work();
+      return { ...tally, ms: Math.round(performance.now() - started) };
     },
     close: () => {
       server.close();

@@ -13,8 +13,8 @@ export type Input = Record<string, unknown>;
 /** An item as the document client gives it: these handlers store strings and numbers only. */
 export type Item = Record<string, string | number | undefined>;
 export type NewCategory = { name: string; description?: string };
-export type Output = { Item?: Item | undefined; Attributes?: Item | undefined };
-export type Db = {
+type Output = { Item?: Item | undefined; Attributes?: Item | undefined };
+type Db = {
   send(operation: "GetItem" | "UpdateItem" | "PutItem", input: Input): Promise<Output>;
   /** Every page's items. */
   query(input: Input): Promise<Item[]>;
