@@ -17,13 +17,12 @@ export type BenchFunction = (typeof benchFunctions)[number];
 export const variants = ["ours", "ours without metrics", "limit", "typical"] as const;
 export type Variant = (typeof variants)[number];
 type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
-/** nodeOptions: the template's NODE_OPTIONS, so that ours runs as deployed. */
+/** nodeOptions: the template's NODE_OPTIONS ("" when none), so that ours runs as deployed. */
 export type Built = { bundles: Bundles; child: string; nodeOptions: string };
 
-/** NODE_OPTIONS from the template's Globals ("" when none). */
 function nodeOptions(): string {
-  const env = loadTemplate().Globals?.Function?.Environment as { Variables?: object } | undefined;
-  const value = (env?.Variables as { NODE_OPTIONS?: unknown } | undefined)?.NODE_OPTIONS;
+  type Env = { Variables?: { NODE_OPTIONS?: unknown } } | undefined;
+  const value = (loadTemplate().Globals?.Function?.Environment as Env)?.Variables?.NODE_OPTIONS;
   return typeof value === "string" ? value.trim() : "";
 }
 

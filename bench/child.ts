@@ -11,16 +11,14 @@ import type { APIGatewayProxyStructuredResultV2 as Result } from "aws-lambda";
 import { lambdaContext } from "../local/apiGateway.ts";
 import { lambdaBodyText } from "../scripts/lib/httpClient.ts";
 
-export type MeasureTask = {
+/** Warm calls: at least `minCalls`, then until `budgetMs` is spent or `maxCalls` is reached. */
+export type Calls = Record<"minCalls" | "maxCalls" | "budgetMs", number>;
+export type MeasureTask = Calls & {
   bundle: string;
   functionName: string;
   event: Event;
   /** Every answer must be a create of this name, or all `count` categories in id order. */
   expect: { name: string } | { count: number };
-  /** Warm calls: at least `minCalls`, then until `budgetMs` is spent or `maxCalls` is reached. */
-  minCalls: number;
-  maxCalls: number;
-  budgetMs: number;
   /** Idle before the import, so it starts on a fresh CPU period whatever Node's startup used. */
   settleMs: number;
 };

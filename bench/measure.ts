@@ -6,7 +6,7 @@
 import { median, percentile } from "../scripts/lib/stats.ts";
 import type { BenchFunction, Built, Variant } from "./bundle.ts";
 import { benchFunctions, variants } from "./bundle.ts";
-import type { CalibrateResult, MeasureResult, MeasureTask } from "./child.ts";
+import type { CalibrateResult, Calls, MeasureResult, MeasureTask } from "./child.ts";
 import type { Cost, Units } from "./cost.ts";
 import { costPerMillion } from "./cost.ts";
 import { categoriesEvent } from "./data.ts";
@@ -14,7 +14,6 @@ import { startStoreProxy } from "./proxy.ts";
 import type { Sandbox } from "./sandbox.ts";
 import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
 
-type Calls = Pick<MeasureTask, "minCalls" | "maxCalls" | "budgetMs">;
 export type Plan = Calls & { sizes: number[]; coldRuns: number; listSizes: number[] };
 export type Bench = Built & { plan: Plan; endpoint: string };
 /** A create, or a list of `count` categories; `br`: as a browser asks for it (ours only). */
