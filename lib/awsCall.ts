@@ -1,7 +1,7 @@
 /**
  * The two AWS API calls the pre-traffic hook makes besides the table: Lambda Invoke (of a
- * qualified version) and CodeDeploy PutLifecycleEventHookExecutionStatus. Signed by `aws4` and
- * sent with the runtime's fetch, as lib/dynamodb.ts does for the table: the AWS SDK clients
+ * qualified version) and CodeDeploy PutLifecycleEventHookExecutionStatus. Signed by `aws4`, as
+ * lib/dynamodb.ts signs the table's, and sent with the runtime's fetch: the AWS SDK clients
  * would cost tens of ms of import each for two requests of a few fields.
  *
  * Each endpoint can be replaced (LAMBDA_ENDPOINT, CODEDEPLOY_ENDPOINT) so that tests run the

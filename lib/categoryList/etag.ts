@@ -9,17 +9,15 @@
  * coding gets its own tag, as RFC 9110 asks of differently encoded representations.
  */
 import type { chooseEncoding } from "../http/response.ts";
+import type { CounterState } from "./cache.ts";
 
 /** A coding the service compresses with, as negotiated from Accept-Encoding. */
 export type ContentCoding = NonNullable<ReturnType<typeof chooseEncoding>>;
 
-export interface ListVersion {
-  /** When the store's counter was first written: tells a recreated table from the old one. */
-  readonly epoch: string;
-  readonly version: number;
-}
+/** What a tag names: the counter's epoch (a recreated table starts a new one) and version. */
+export type TaggedVersion = Pick<CounterState, "epoch" | "version">;
 
-export function listETag(version: ListVersion, coding: ContentCoding | undefined): string {
+export function listETag(version: TaggedVersion, coding: ContentCoding | undefined): string {
   return `W/"${version.epoch}.${version.version}${coding ? `-${coding}` : ""}"`;
 }
 

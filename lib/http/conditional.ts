@@ -3,7 +3,7 @@
  * If-None-Match check, and the 304. The tag's coding comes from the same negotiation
  * (`chooseEncoding`) that picks the body's coding in ./response.ts.
  */
-import type { ListVersion } from "../categoryList/etag.ts";
+import type { TaggedVersion } from "../categoryList/etag.ts";
 import { ifNoneMatchHits, listETag } from "../categoryList/etag.ts";
 import type { HttpEvent, HttpResponse } from "./message.ts";
 import { header } from "./message.ts";
@@ -12,7 +12,7 @@ import { chooseEncoding } from "./response.ts";
 /** ETag, and a cacheable answer that must be revalidated each time, varying by coding. */
 export function validatorHeaders(
   acceptEncoding: string | undefined,
-  version: ListVersion,
+  version: TaggedVersion,
 ): Record<string, string> {
   return {
     etag: listETag(version, chooseEncoding(acceptEncoding)),
@@ -22,7 +22,7 @@ export function validatorHeaders(
 }
 
 /** Whether the request's If-None-Match names the current tag of its negotiated coding. */
-export function isNotModified(event: Pick<HttpEvent, "headers">, version: ListVersion): boolean {
+export function isNotModified(event: Pick<HttpEvent, "headers">, version: TaggedVersion): boolean {
   const tag = listETag(version, chooseEncoding(header(event, "accept-encoding")));
   return ifNoneMatchHits(header(event, "if-none-match"), tag);
 }

@@ -3,7 +3,7 @@
  * answer carries (contract).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { ListVersion } from "../categoryList/etag.ts";
+import type { TaggedVersion } from "../categoryList/etag.ts";
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
@@ -17,7 +17,7 @@ export interface Reply {
   readonly statusCode: number;
   readonly data: unknown;
   /** For a revalidatable answer (the list): the version its ETag names (lib/http/conditional.ts). */
-  readonly version?: ListVersion;
+  readonly version?: TaggedVersion;
 }
 
 export const contractHeaders = {

@@ -160,13 +160,7 @@ export class CategoryStore extends TableRepository implements CategoryRepository
       }),
     ).catch(() => false);
     if (!deleted) return;
-    await this.#quietly(() =>
-      this.table.update(
-        keys.categoryCounter,
-        { text: "ADD version :one", values: { ":one": 1 } },
-        start + withdrawBudgetMs,
-      ),
-    );
+    await this.#quietly(() => this.commit(start + withdrawBudgetMs));
   }
 
   /** The error the client hears is the create's own: a failing cleanup adds nothing to it. */

@@ -133,33 +133,33 @@ describe("a list never misses a create answered 201 before it began", () => {
 });
 
 describe("a withdrawn create is not listed after its withdrawal, even by a cache that saw it", () => {
-  it("drops a category whose commit failed after a container had listed its landed put", async () => {
+  /**
+   * Category 1, then a create of 2 whose put lands at once but whose answer is held past its
+   * deadline, so it must fail and withdraw; container `a` lists 2 while the put is in flight.
+   */
+  async function doomedCreate() {
     const { table, create, writer } = await setup();
     await create("one");
     const a = container(store.db, table);
-    const faulty = new CategoryStore(store.client, table);
     const id = await writer.nextId(soon());
-    // The put lands at once but its answer is held past the deadline: the create must fail.
     store.proxy.inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 600 });
+    const faulty = new CategoryStore(store.client, table);
     const failing = faulty.put(id, { name: "doomed" }, "r-doomed", Date.now() + 300);
     await new Promise((done) => setTimeout(done, 100));
     expect(await a.ids()).toEqual([1, 2]);
+    return { table, a, id, failing };
+  }
+
+  it("drops a category whose commit failed after a container had listed its landed put", async () => {
+    const { table, a, failing } = await doomedCreate();
     await expect(failing).rejects.toThrow();
     expect(await a.ids()).toEqual([1]);
     expect(await container(store.db, table).ids()).toEqual([1]);
   });
 
   it("hides a category whose withdrawal could not delete it (the store unreachable)", async () => {
-    const { table, create, writer } = await setup();
-    await create("one");
-    const a = container(store.db, table);
-    const faulty = new CategoryStore(store.client, table);
-    const id = await writer.nextId(soon());
-    store.proxy.inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 600 });
     store.proxy.inject({ fault: "server_error", operation: "DeleteItem", times: Infinity });
-    const failing = faulty.put(id, { name: "doomed" }, "r-doomed", Date.now() + 300);
-    await new Promise((done) => setTimeout(done, 100));
-    expect(await a.ids()).toEqual([1, 2]);
+    const { table, a, id, failing } = await doomedCreate();
     await expect(failing).rejects.toThrow();
     store.proxy.clear();
     expect(await new CategoryStore(store.db, table).get(id, soon())).toBeDefined();

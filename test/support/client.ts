@@ -28,20 +28,5 @@ export function listCategories(baseUrl: string, key: string): Promise<Category[]
   return client.listCategories(baseUrl, key, checked);
 }
 
-/** Runs `task` over `items` with at most `limit` in flight. */
-export async function inParallel<T, R>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
+/** Runs `task` over `items` with at most `limit` in flight: the list cache's own helper. */
+export { mapLimited as inParallel } from "../../lib/categoryList/ranges.ts";
