@@ -4,12 +4,12 @@
  * route to `$default`, and answers what Node's HTTP parser refuses, or what never finishes
  * arriving, in the Error shape.
  */
-import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Answer, ErrorBody } from "../support/client.ts";
 import { listCategories, send } from "../support/client.ts";
-import { request } from "node:http";
 import { useLocalServer } from "../support/localServer.ts";
+import type { PlainAnswer, SocketAnswer } from "../support/rawHttp.ts";
+import { exchangeBytes, getAsWritten } from "../support/rawHttp.ts";
 
 const requestTimeoutMs = 600;
 const server = useLocalServer({ env: { REQUEST_TIMEOUT_MS: String(requestTimeoutMs) } });
@@ -57,86 +57,10 @@ describe("a path parameter whose escapes do not decode matches no route: 404, ne
   });
 });
 
-interface PlainAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly text: string;
-}
-
-/**
- * A GET with the key, the path sent exactly as written. Not checked against openapi.yaml, which
- * cannot name a path that does not decode.
- */
-function get(path: string): Promise<PlainAnswer> {
-  const origin = new URL(url);
-  return new Promise((resolve, reject) => {
-    const call = request(
-      {
-        host: origin.hostname,
-        port: origin.port,
-        path,
-        headers: { authorization: `Bearer ${key}` },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => {
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers as Record<string, string>,
-            text: Buffer.concat(chunks).toString(),
-          });
-        });
-      },
-    );
-    call.on("error", reject);
-    call.end();
-  });
-}
-
-interface RawAnswer {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  /** The first answer's body. */
-  readonly text: string;
-  /** Everything the server sent. */
-  readonly raw: string;
-  readonly ms: number;
-}
-
-/** Bytes on a socket, as no HTTP client would send them; the answer read to the end. */
-function rawExchange(bytes: string | Buffer, keepOpen = false): Promise<RawAnswer> {
-  const origin = new URL(url);
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: origin.hostname, port: Number(origin.port) }, () => {
-      socket.write(bytes);
-      if (!keepOpen) socket.end();
-    });
-    const chunks: Buffer[] = [];
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const raw = Buffer.concat(chunks).toString("latin1");
-      const [head = "", text = ""] = raw.split("\r\n\r\n");
-      const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(
-        lines.map((line) => [
-          line.slice(0, line.indexOf(":")).toLowerCase(),
-          line.slice(line.indexOf(":") + 1).trim(),
-        ]),
-      );
-      resolve({
-        status: Number(statusLine.split(" ")[1]),
-        headers,
-        text,
-        raw,
-        ms: Date.now() - started,
-      });
-    });
-  });
-}
-
+/** A GET with the key, the path sent exactly as written. */
+const get = (path: string): Promise<PlainAnswer> => getAsWritten(url, key, path);
+const rawExchange = (bytes: string, keepOpen = false): Promise<SocketAnswer> =>
+  exchangeBytes(url, bytes, keepOpen);
 const host = (): string => `Host: ${new URL(url).host}\r\n`;
 
 describe("requests Node's HTTP parser refuses are answered in the Error shape", () => {
