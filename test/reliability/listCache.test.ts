@@ -5,70 +5,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { settleMs } from "../../lib/categoryList/cache.ts";
-import { CategoryList } from "../../lib/categoryList/reader.ts";
-import type { DynamoDb } from "../../lib/dynamodb.ts";
-import type { Category } from "../../lib/repositories/categories.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
-import type { CategoryListSource } from "../../lib/repositories/categoryReads.ts";
-import { CategoryReader } from "../../lib/repositories/categoryReads.ts";
 import { keys } from "../../lib/table/schema.ts";
 import { Table } from "../../lib/table/table.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";
+import { container, settled, setup } from "../support/listContainers.ts";
 
 const store = useFaultyStore({ attemptTimeoutMs: 2_000 });
 
-/** Far enough ahead that every create made so far has settled (lib/categoryList/cache.ts). */
-const settled = (): number => Date.now() + 3 * settleMs;
-
-/**
- * A container: its own cache, and the reads it made ("counter" is the one Query of the counter
- * and the recent withdrawals beside it).
- */
-function container(db: DynamoDb, table: string, clock: () => number = Date.now) {
-  const reads: string[] = [];
-  const reader = new CategoryReader(db, table);
-  const counted: CategoryListSource = {
-    readCounter: (since, deadline) => (reads.push("counter"), reader.readCounter(since, deadline)),
-    readRange: (low, high, deadline) => (
-      reads.push(`range ${low}-${high}`),
-      reader.readRange(low, high, deadline)
-    ),
-    readIds: (ids, deadline) => (reads.push(`ids ${ids.join(",")}`), reader.readIds(ids, deadline)),
-  };
-  const list = new CategoryList(counted, clock);
-  return {
-    reads,
-    async ids(): Promise<number[]> {
-      reads.length = 0;
-      const categories = await list.categories(await list.version(soon()), soon());
-      return categories.map((category: Category) => category.id);
-    },
-    list,
-  };
-}
-
-async function setup() {
-  const table = await store.newTable();
-  const writer = new CategoryStore(store.db, table);
-  const create = async (name: string) => (await writer.create({ name }, `r-${name}`, soon())).id;
-  /** A put that lands without its commit: a create still in flight. */
-  const landUncommitted = (id: number) =>
-    new Table(store.db, table).put(
-      keys.category(id),
-      {
-        id,
-        name: `n${id}`,
-        createdAt: new Date().toISOString(),
-        requestId: `r${id}`,
-      },
-      soon(),
-    );
-  return { table, writer, create, landUncommitted };
-}
-
 describe("in steady state a list costs one counter read, whatever the store holds", () => {
   it("serves a second list from the cache after reading only the counter", async () => {
-    const { table, create } = await setup();
+    const { table, create } = await setup(store);
     for (const name of ["a", "b", "c"]) await create(name);
     const a = container(store.db, table, settled);
     expect(await a.ids()).toEqual([1, 2, 3]);
@@ -79,7 +26,7 @@ describe("in steady state a list costs one counter read, whatever the store hold
 
 describe("after creates a list reads only the new ids and the holes", () => {
   it("lists a lower id whose put lands after a higher id was listed (ids out of order)", async () => {
-    const { table, writer, create } = await setup();
+    const { table, writer, create } = await setup(store);
     await create("one");
     const two = await writer.nextId(soon());
     await create("three");
@@ -96,7 +43,7 @@ describe("after creates a list reads only the new ids and the holes", () => {
 
 describe("a list never misses a create answered 201 before it began", () => {
   it("lists a create that landed between another list's counter read and its Query", async () => {
-    const { table, create, writer, landUncommitted } = await setup();
+    const { table, create, writer, landUncommitted } = await setup(store);
     await create("one");
     const a = container(store.db, table);
     const counter = await a.list.version(soon());
@@ -108,7 +55,7 @@ describe("a list never misses a create answered 201 before it began", () => {
   });
 
   it("lists a category whose put landed after the id was cached as a hole, with no commit", async () => {
-    const { table, create, writer, landUncommitted } = await setup();
+    const { table, create, writer, landUncommitted } = await setup(store);
     await create("one");
     const id = await writer.nextId(soon());
     const a = container(store.db, table);
@@ -120,7 +67,7 @@ describe("a list never misses a create answered 201 before it began", () => {
   });
 
   it("lists another container's creates in a container whose cache is older", async () => {
-    const { table, create } = await setup();
+    const { table, create } = await setup(store);
     const a = container(store.db, table);
     const b = container(store.db, table);
     await create("one");
@@ -138,7 +85,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
    * deadline, so it must fail and withdraw; container `a` lists 2 while the put is in flight.
    */
   async function doomedCreate() {
-    const { table, create, writer } = await setup();
+    const { table, create, writer } = await setup(store);
     await create("one");
     const a = container(store.db, table);
     const id = await writer.nextId(soon());
@@ -168,7 +115,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
   });
 
   it("drops a withdrawn category even when the counter cannot be written", async () => {
-    const { table, create, writer, landUncommitted } = await setup();
+    const { table, create, writer, landUncommitted } = await setup(store);
     await create("one");
     const id = await writer.nextId(soon());
     await landUncommitted(id);
@@ -183,7 +130,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
   });
 
   it("drops a category withdrawn while the container sat idle for minutes", async () => {
-    const { table, create, writer, landUncommitted } = await setup();
+    const { table, create, writer, landUncommitted } = await setup(store);
     await create("one");
     let clock = Date.now();
     const a = container(store.db, table, () => clock);
@@ -199,7 +146,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
   });
 
   it("reads the withdrawals with the counter: one read, in the minute after a create too", async () => {
-    const { table, create } = await setup();
+    const { table, create } = await setup(store);
     await create("one");
     let clock = Date.now();
     const a = container(store.db, table, () => clock);
