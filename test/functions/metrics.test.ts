@@ -6,98 +6,28 @@
  * and the local server run them (local/functionHost.ts), with the environment the template gives
  * (STAGE) and a fault proxy between them and the embedded store.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { metricNames, metricsNamespace, metricsService } from "../../lib/metrics.ts";
-import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
-import type { DynamoDb } from "../../lib/dynamodb.ts";
-import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { FunctionHost } from "../../local/functionHost.ts";
-import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
-import { functionsOf } from "../../local/template.ts";
-import type { FaultProxy } from "../support/faultProxy.ts";
-import { startFaultProxy } from "../support/faultProxy.ts";
 import type { EmfDocument } from "../support/emf.ts";
-import { declared, declaring, isEmfLine, parseEmf, total } from "../support/emf.ts";
-import { bodyText, loadEvent } from "./harness.ts";
+import { declared, declaring, isEmfLine, total } from "../support/emf.ts";
+import type { HostedInvocation as Invocation } from "../support/functionHosts.ts";
+import { useFunctionHosts } from "../support/functionHosts.ts";
+import { loadEvent } from "./harness.ts";
 
 const stage = "staging";
 const tableName = "petstore-metrics";
-/** A short Lambda timeout, so a request that meets a store outage gives up within ~2 s. */
-const timeoutSeconds = 2;
 const operations = ["createCategory", "listCategories", "routeFallback"] as const;
 type Operation = (typeof operations)[number];
-
-let dynamo: EmbeddedDynamo;
-let proxy: FaultProxy;
-let db: DynamoDb;
-const hosts = new Map<Operation, FunctionHost>();
-const stdout: string[] = [];
-
-beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo();
-  proxy = await startFaultProxy(dynamo.endpoint);
-  db = localClient(dynamo.endpoint);
-  await ensureTable(db, tableName);
-  await new ApiKeyStore(db, tableName).issue(
-    sampleKeyLabel,
-    undefined,
-    Date.now() + 10_000,
-    sampleApiKey,
-  );
-  const env = {
-    ...localFunctionEnv(proxy.endpoint, tableName),
-    STAGE: stage,
-    // As Lambda sets it: Powertools counts cold starts of on-demand environments only.
-    AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
-  };
-  const output = {
-    stdout: (text: string) => stdout.push(...text.split("\n").filter(Boolean)),
-    stderr: () => undefined,
-  };
-  for (const spec of functionsOf()) {
-    const name = operations.find((operation) => operation === spec.name);
-    if (name) hosts.set(name, new FunctionHost({ ...spec, timeoutSeconds }, env, output));
-  }
+const hosts = useFunctionHosts({
+  stage,
+  tableName,
+  /** A short Lambda timeout, so a request that meets a store outage gives up within ~2 s. */
+  timeoutSeconds: 2,
+  operations,
 });
-afterAll(async () => {
-  await Promise.all([...hosts.values()].map((host) => host.close()));
-  db.close();
-  await proxy.close();
-  await dynamo.close();
-});
-
-interface Invocation {
-  readonly statusCode: number;
-  readonly body: string;
-  /** Every stdout line of the invocation, as the function wrote it. */
-  readonly lines: readonly string[];
-  /** The EMF documents among them. */
-  readonly documents: readonly EmfDocument[];
-}
-
-async function invoke(operation: Operation, event: HttpEvent): Promise<Invocation> {
-  const host = hosts.get(operation);
-  if (!host) throw new Error(`${operation} is not in infra/template.yaml`);
-  const before = stdout.length;
-  const outcome = await host.invoke(event);
-  if (!outcome.ok) throw new Error(`${operation} failed: ${outcome.error.message}`);
-  const result = outcome.result as {
-    statusCode: number;
-    body: string;
-    headers: Record<string, string>;
-    isBase64Encoded: boolean;
-  };
-  const lines = stdout.slice(before);
-  return {
-    statusCode: result.statusCode,
-    body: bodyText(result),
-    lines,
-    documents: lines.filter(isEmfLine).map(parseEmf),
-  };
-}
+const invoke = hosts.invoke;
 
 /** The one document of `invocation` that declares `name`, checked for namespace and dimensions. */
 function metric(invocation: Invocation, name: string, operation: Operation): EmfDocument {
@@ -153,7 +83,7 @@ describe("each invocation writes its metrics as raw EMF lines beside the one req
   });
 
   it("a list: ListSize is the number of categories the answer carried", async () => {
-    const store = new CategoryStore(db, tableName);
+    const store = new CategoryStore(hosts.db(), tableName);
     for (const name of ["Ferrets", "Parrots"])
       await store.create({ name }, `seed-${name}`, Date.now() + 5_000);
     const listed = await invoke("listCategories", loadEvent("list-ok.json"));
@@ -184,7 +114,7 @@ describe("every error answer is counted once, by its code, with the code dimensi
 
 describe("the store's retries and give-ups are counted", () => {
   it("two throttled store attempts: StoreRetries 2, and the answer is still 200", async () => {
-    proxy.inject({ fault: "throttling", times: 2 });
+    hosts.proxy().inject({ fault: "throttling", times: 2 });
     try {
       const listed = await invoke("listCategories", loadEvent("list-ok.json"));
       expect(listed.statusCode).toBe(200);
@@ -193,12 +123,12 @@ describe("the store's retries and give-ups are counted", () => {
       ).toBe(2);
       expect(declaring(listed.lines, metricNames.storeUnavailable)).toEqual([]);
     } finally {
-      proxy.clear();
+      hosts.proxy().clear();
     }
   });
 
   it("a store that stays down: StoreUnavailable 1 and Errors service_unavailable on the 503", async () => {
-    proxy.inject({ fault: "service_unavailable", times: Infinity });
+    hosts.proxy().inject({ fault: "service_unavailable", times: Infinity });
     try {
       const answer = await invoke("listCategories", loadEvent("list-ok.json"));
       expect(answer.statusCode).toBe(503);
@@ -209,7 +139,7 @@ describe("the store's retries and give-ups are counted", () => {
         code: "service_unavailable",
       });
     } finally {
-      proxy.clear();
+      hosts.proxy().clear();
     }
   }, 15_000);
 });
