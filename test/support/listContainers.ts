@@ -22,7 +22,7 @@ export interface Container {
   /** The reads of the last `ids()`. */
   readonly reads: string[];
   /** The ids a list at the current version answers. */
-  ids(): Promise<number[]>;
+  readonly ids: () => Promise<number[]>;
   readonly list: CategoryList;
 }
 
@@ -56,9 +56,9 @@ export function container(db: DynamoDb, table: string, clock: () => number = Dat
 export interface ListCacheTable {
   readonly table: string;
   readonly writer: CategoryStore;
-  create(name: string): Promise<number>;
+  readonly create: (name: string) => Promise<number>;
   /** A put that lands without its commit: a create still in flight. */
-  landUncommitted(id: number): Promise<void>;
+  readonly landUncommitted: (id: number) => Promise<void>;
 }
 
 /** A fresh table with a writer, a create, and a put that lands without its commit. */
