@@ -2,21 +2,18 @@
  * Revoked and expired keys stop working within 60 seconds at the deployed setting, without
  * sleeping: the verifier runs on an injected clock. test/http/keys.test.ts shows the same over
  * HTTP with a 1 s cache; here it is the setting the template deploys (API_KEY_CACHE_SECONDS),
- * read the way lib/config.ts reads it, and every setting the configuration accepts.
+ * read the way lib/config.ts reads it, and every setting the configuration accepts. The same
+ * through the real key store: keyStoreRevocation.test.ts.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { KeyLookup } from "../../lib/auth.ts";
 import { ApiKeyVerifier } from "../../lib/auth.ts";
 import { ConfigError, readConfig } from "../../lib/config.ts";
 import { loadTemplate } from "../../local/template.ts";
-import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
-
-const contractLimitMs = 60_000;
-const start = Date.parse("2026-03-01T12:00:00.000Z");
-const baseEnv = { TABLE_NAME: "petstore-test", AWS_REGION: "eu-west-1" };
+import { accepted, baseEnv, contractLimitMs, start } from "../support/keyClock.ts";
 
 /** API_KEY_CACHE_SECONDS of each function in infra/template.yaml, Globals applied. */
 function deployedCacheSettings(): Map<string, string | undefined> {
@@ -56,16 +53,6 @@ class OneKey implements KeyLookup {
   find(keyHash: string): Promise<ApiKeyRecord | undefined> {
     this.lookups += 1;
     return Promise.resolve(keyHash === this.hash ? this.current : undefined);
-  }
-}
-
-async function accepted(verifier: ApiKeyVerifier, key: string): Promise<boolean> {
-  try {
-    await verifier.authenticate(`Bearer ${key}`, soon());
-    return true;
-  } catch (error) {
-    expect(error).toMatchObject({ status: 401, code: "unauthorized" });
-    return false;
   }
 }
 
@@ -193,48 +180,5 @@ describe("an expired key is refused from its expiry on, cached or not", () => {
       ),
       { numRuns: 500 },
     );
-  });
-});
-
-describe("with the real key store: revoke and expire through ApiKeyStore, verify on an injected clock", () => {
-  const store = useEmbeddedDynamo();
-
-  it("a key revoked by the operator is refused by every verifier 30 s later, and at once by a fresh one (25 schedules)", async () => {
-    const table = await store.newTable();
-    const keys = new ApiKeyStore(store.db, table);
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 29_999 }), async (lastUse) => {
-        const { apiKey, record } = await keys.issue("revocation", undefined, soon());
-        let now = start;
-        const { keyCacheMs } = readConfig(baseEnv);
-        const warm = new ApiKeyVerifier(keys, () => now, keyCacheMs);
-        expect(await accepted(warm, apiKey)).toBe(true);
-        now = start + lastUse;
-        expect(await accepted(warm, apiKey)).toBe(true);
-        expect(await keys.revoke(record.keyId, soon())).toBe(true);
-        // A container that has not cached the key refuses it at once.
-        expect(await accepted(new ApiKeyVerifier(keys, () => now, keyCacheMs), apiKey)).toBe(false);
-        // One that has, within its cache time of its last lookup (at `start`), then never again.
-        now = start + keyCacheMs;
-        expect(await accepted(warm, apiKey)).toBe(false);
-        now = start + contractLimitMs;
-        expect(await accepted(warm, apiKey)).toBe(false);
-      }),
-      { numRuns: 25 },
-    );
-  });
-
-  it("a key issued with an expiry stops at that instant even while its verdict is cached", async () => {
-    const table = await store.newTable();
-    const keys = new ApiKeyStore(store.db, table);
-    const expiresAt = new Date(start + 45_000);
-    const { apiKey } = await keys.issue("expiring", expiresAt, soon());
-    let now = start;
-    const verifier = new ApiKeyVerifier(keys, () => now, readConfig(baseEnv).keyCacheMs);
-    expect(await accepted(verifier, apiKey)).toBe(true);
-    now = start + 44_999;
-    expect(await accepted(verifier, apiKey)).toBe(true);
-    now = start + 45_000;
-    expect(await accepted(verifier, apiKey)).toBe(false);
   });
 });
