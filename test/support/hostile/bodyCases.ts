@@ -52,3 +52,12 @@ export const base64 = (verdict: BodyVerdict, label: string) => (bytes: Uint8Arra
     verdict,
     label,
   }) as const;
+
+/** `json` with `bytes` put in at `at`, as given: invalid UTF-8 stays invalid. */
+export function withBytesAt(json: string, at: number, bytes: readonly number[]): Buffer {
+  return Buffer.concat([
+    Buffer.from(json.slice(0, at)),
+    Buffer.from(bytes),
+    Buffer.from(json.slice(at)),
+  ]);
+}

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import type { BodyCase, BodyVerdict } from "./bodyCases.ts";
-import { base64, maxBodyBytes, text, validCategoryText } from "./bodyCases.ts";
+import { base64, maxBodyBytes, text, validCategoryText, withBytesAt } from "./bodyCases.ts";
 
 /** A document nested `depth` levels deep, as arrays or objects, optionally inside a description. */
 export const deepDocument = fc
@@ -62,16 +62,7 @@ export const base64Bodies: fc.Arbitrary<BodyCase> = fc.oneof(
     .map(([json, bad]) => {
       // Invalid UTF-8 inside the name: overlong, surrogate (CESU-8), truncated, or never valid.
       const at = json.indexOf('"', 8) + 1;
-      return base64(
-        "bad_request",
-        "invalid UTF-8, base64",
-      )(
-        Buffer.concat([
-          Buffer.from(json.slice(0, at)),
-          Buffer.from(bad),
-          Buffer.from(json.slice(at)),
-        ]),
-      );
+      return base64("bad_request", "invalid UTF-8, base64")(withBytesAt(json, at, bad));
     }),
   // The flag lies: true on text that is not base64, false on text that is.
   validCategoryText.map((json) => ({

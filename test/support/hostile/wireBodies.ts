@@ -3,7 +3,7 @@
  * UTF-8 inside JSON, random bytes, other encodings (BOM, UTF-16, Latin-1), and bodies near 64 KiB.
  */
 import fc from "fast-check";
-import { maxBodyBytes, validDescriptionArb, validNameArb } from "./bodyCases.ts";
+import { maxBodyBytes, validDescriptionArb, validNameArb, withBytesAt } from "./bodyCases.ts";
 
 export type BodyKind = "valid" | "bad_request" | "too_large";
 export interface WireBody {
@@ -34,16 +34,7 @@ export const wireBodyArb: fc.Arbitrary<WireBody> = fc.oneof(
     weight: 3,
     arbitrary: fc.tuple(validJson, invalidUtf8, fc.nat()).map(([json, bad, at]) => {
       const index = at % (json.length + 1);
-      return body(
-        "bad_request",
-        "invalid UTF-8 inside JSON",
-      )(
-        Buffer.concat([
-          Buffer.from(json.slice(0, index)),
-          Buffer.from(bad),
-          Buffer.from(json.slice(index)),
-        ]),
-      );
+      return body("bad_request", "invalid UTF-8 inside JSON")(withBytesAt(json, index, bad));
     }),
   },
   {
