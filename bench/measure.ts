@@ -10,7 +10,7 @@ import type { CalibrateResult, Calls, MeasureResult, MeasureTask } from "./child
 import type { Cost, Units } from "./cost.ts";
 import { costPerMillion } from "./cost.ts";
 import { categoriesEvent } from "./data.ts";
-import { startStoreProxy } from "./proxy.ts";
+import { startStoreTally } from "./proxy.ts";
 import type { Sandbox } from "./sandbox.ts";
 import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
 
@@ -82,7 +82,7 @@ export async function calibrate(
 
 /** Through the proxy: each variant's calls (a cold call, then a warm one) must be ours'. */
 export async function storeUnits(b: Bench): Promise<StoreUnits> {
-  const proxy = await startStoreProxy(b.endpoint);
+  const proxy = await startStoreTally(b.endpoint);
   const through = (variant: Variant, w: Workload, calls: number) =>
     proxy.measure(() => run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint));
   const units: StoreUnits = {};
