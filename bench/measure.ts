@@ -9,7 +9,7 @@ import { benchFunctions, variants } from "./bundle.ts";
 import type { CalibrateResult, Calls, MeasureResult, MeasureTask } from "./child.ts";
 import type { Cost, Units } from "./cost.ts";
 import { costPerMillion } from "./cost.ts";
-import { categoriesEvent } from "./data.ts";
+import { sampleEvent } from "./data.ts";
 import { startStoreTally } from "./proxy.ts";
 import type { Sandbox } from "./sandbox.ts";
 import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
@@ -48,12 +48,11 @@ function workloadsOf(listSizes: number[]): Workload[] {
 }
 
 function run(b: Bench, v: Variant, w: Workload, sandbox: Sandbox, calls: Calls, via = "") {
-  const [name, create] = ["Bench category", w.fn === "createCategory"];
-  const body = create ? JSON.stringify({ name, description: "A first night." }) : "";
+  const event = sampleEvent(w.fn === "createCategory", w.br ? "br" : "");
+  const { name } = JSON.parse(event.body ?? "{}") as { name?: string };
   const task: MeasureTask = {
     ...{ bundle: b.bundles[v][w.fn].path, functionName: w.fn, settleMs: periodUs / 1000 },
-    ...{ event: categoriesEvent(create ? "POST" : "GET", body, w.br ? "br" : ""), ...calls },
-    expect: create ? { name } : { count: w.count },
+    ...{ event, ...calls, expect: name === undefined ? { count: w.count } : { name } },
   };
   const nodeOptions = v.startsWith("ours") ? b.nodeOptions : "";
   const store = { endpoint: via || b.endpoint, table: tableOf(w.count), nodeOptions };
