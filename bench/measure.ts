@@ -4,15 +4,13 @@
  * memory size the cold starts and the warm workloads of every variant.
  */
 import { median, percentile } from "../scripts/lib/stats.ts";
-import type { BenchFunction, Built, Variant } from "./bundle.ts";
-import { benchFunctions, variants } from "./bundle.ts";
 import type { CalibrateResult, Calls, MeasureResult, MeasureTask } from "./child.ts";
 import type { Cost, Units } from "./cost.ts";
 import { costPerMillion } from "./cost.ts";
 import { sampleEvent } from "./data.ts";
 import { startStoreTally } from "./proxy.ts";
-import type { Sandbox } from "./sandbox.ts";
-import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
+import type { BenchFunction, Built, Sandbox, Variant } from "./sandbox.ts";
+import { benchFunctions, fullSpeed, periodUs, runChild, variants } from "./sandbox.ts";
 
 export type Plan = Calls & { sizes: number[]; coldRuns: number; listSizes: number[] };
 export type Bench = Built & { plan: Plan; endpoint: string };

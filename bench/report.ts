@@ -2,8 +2,8 @@
  * bench/results.json, what is decided from it (the import target, each function's MemorySize,
  * where compression starts to cost a large list its latency target) and the console report.
  */
-import type { BenchFunction } from "./bundle.ts";
-import { benchFunctions, variants } from "./bundle.ts";
+import type { BenchFunction } from "./sandbox.ts";
+import { benchFunctions, variants } from "./sandbox.ts";
 import type { Units } from "./cost.ts";
 import type { ListCostRow } from "./listCost.ts";
 import type { Calibration, ColdRow, StoreUnits, WarmRow } from "./measure.ts";
