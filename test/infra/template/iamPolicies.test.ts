@@ -77,7 +77,7 @@ describe("IAM", () => {
     }
   });
 
-  /** The API functions' roles: logs and the table. The hook and CodeDeploy: test/infra/deploys.test.ts. */
+  /** API functions' roles: logs and the table. Hook and CodeDeploy: test/infra/deploys.test.ts. */
   const actionsOf: Record<string, RegExp> = {
     PreTrafficHookRole:
       /^((logs|dynamodb):[A-Za-z]+|lambda:InvokeFunction|codedeploy:PutLifecycleEventHookExecutionStatus)$/,
