@@ -1,18 +1,21 @@
 /**
  * Bench data: tables of categories whose descriptions are made of real words (so they compress
- * like a pet store's text, not like random bytes), the bench's API key, and the functions' event.
+ * like a pet store's text, not like random bytes), and the functions' events: the project's
+ * sample events (events/), whose API key every bench table holds, so every variant
+ * authenticates the same way.
  */
-import { IncomingMessage } from "node:http";
-import { Socket } from "node:net";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { APIGatewayProxyEventV2 as Event } from "aws-lambda";
 import type { DynamoDb } from "../lib/dynamodb.ts";
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
-import { categorySortKey } from "../lib/table/schema.ts";
-import { parseTarget, toEvent } from "../local/apiGateway.ts";
+import { keyItem, toItem } from "../lib/table/item.ts";
+import { keys } from "../lib/table/schema.ts";
+import { Table } from "../lib/table/table.ts";
 import { ensureTable } from "../local/embeddedDynamo.ts";
+import { sampleApiKey } from "../local/functionEnv.ts";
+import { projectRoot } from "../local/template.ts";
 
-/** A fixed key: every bench table holds its hash, so every variant authenticates the same way. */
-const benchApiKey = "petstore_benchbenchbenchbenchbenchbenchbenchbenchben";
 const words = (
   "dogs cats rabbits hamsters parrots goldfish tortoises ferrets food treats toys beds collars " +
   "leashes cages brushes bowls crates organic premium senior junior travel outdoor natural soft " +
@@ -32,7 +35,7 @@ export function randomSource(seed: number): () => number {
   };
 }
 
-/** A table with the bench key, categories 1..count (stored in 1970: settled) and their counter. */
+/** A table with the sample key, categories 1..n (stored in 1970: settled) and their counter. */
 export async function seedTable(
   db: DynamoDb,
   table: string,
@@ -41,20 +44,19 @@ export async function seedTable(
 ): Promise<void> {
   await ensureTable(db, table);
   const deadline = Date.now() + 600_000;
-  await new ApiKeyStore(db, table).issue("bench", undefined, deadline, benchApiKey);
-  const [count, random] = [{ N: String(n) }, randomSource(n)];
-  const counter = { value: count, version: count, epoch: { S: "seed" } };
-  const Item = { pk: { S: "COUNTER" }, sk: { S: "category" }, ...counter };
-  await db.call("PutItem", { TableName: table, Item }, deadline);
+  await new ApiKeyStore(db, table).issue("bench", undefined, deadline, sampleApiKey);
+  const counter = { value: n, version: n, epoch: "seed" };
+  await new Table(db, table).put(keys.categoryCounter, counter, deadline);
+  const random = randomSource(n);
   const text = (length: number): string => {
     let out = "";
     while (out.length < length) out += `${words[Math.floor(random() * words.length)] ?? ""} `;
     return out.slice(0, length);
   };
   const put = (id: number) => ({
-    ...{ pk: { S: "CATEGORY" }, sk: { S: categorySortKey(id) }, id: { N: String(id) } },
-    ...{ name: { S: text(24).trim() }, description: { S: text(chars) } },
-    ...{ createdAt: { S: new Date(0).toISOString() }, requestId: { S: `seed-${String(id)}` } },
+    ...keyItem(keys.category(id)),
+    ...toItem({ id, name: text(24).trim(), description: text(chars) }),
+    ...toItem({ createdAt: new Date(0).toISOString(), requestId: `seed-${String(id)}` }),
   });
   // Eight writers of 25 items (BatchWriteItem's limit) at a time, retrying what the store leaves.
   let next = 1;
@@ -74,13 +76,10 @@ export async function seedTable(
   await Promise.all(Array.from({ length: 8 }, writer));
 }
 
-/** The API Gateway HTTP API event for /v1/categories, as the local server builds it. */
-export function categoriesEvent(method: string, body: string, encoding: string): Event {
-  const headers = { authorization: `Bearer ${benchApiKey}`, host: "bench.local" };
-  if (body) Object.assign(headers, { "content-type": "application/json" });
-  if (encoding) Object.assign(headers, { "accept-encoding": encoding });
-  const fields = { method, rawHeaders: Object.entries(headers).flat(), httpVersion: "1.1" };
-  const request = Object.assign(new IncomingMessage(new Socket()), fields);
-  const route = { routeKey: `${method} /v1/categories`, pattern: "/v1/categories" };
-  return toEvent(request, Buffer.from(body), parseTarget("/v1/categories"), route);
+/** events/list-ok.json (with `encoding` asked for, if any) or events/create-ok.json. */
+export function sampleEvent(create: boolean, encoding: string): Event {
+  const file = resolve(projectRoot, "events", create ? "create-ok.json" : "list-ok.json");
+  const event = JSON.parse(readFileSync(file, "utf8")) as Event;
+  if (encoding) event.headers["accept-encoding"] = encoding;
+  return event;
 }

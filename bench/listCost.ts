@@ -14,8 +14,7 @@ import { CategoryStore } from "../lib/repositories/categories.ts";
 import { CategoryReader } from "../lib/repositories/categoryReads.ts";
 import { localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { seedTable } from "./data.ts";
-import { startStoreProxy } from "./proxy.ts";
-import { printListCost } from "./report.ts";
+import { startStoreTally } from "./proxy.ts";
 
 type Scenario = "today" | "steady" | "afterCreate" | "settling" | "cold";
 type Cold = "todayCalls" | "coldCalls" | "todayRounds" | "coldRounds" | "todayColdMs" | "coldMs";
@@ -28,7 +27,7 @@ const deadline = (): number => Date.now() + 120_000;
 
 export async function listCost(sizes: readonly number[]): Promise<ListCostRow[]> {
   const dynamo = await startEmbeddedDynamo();
-  const proxy = await startStoreProxy(dynamo.endpoint);
+  const proxy = await startStoreTally(dynamo.endpoint);
   const direct = localClient(dynamo.endpoint);
   // Attempts are never abandoned on a busy machine, so no retried page counts twice.
   const credentials = () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" });
@@ -81,5 +80,5 @@ if (import.meta.main) {
     console.error("usage: node bench/listCost.ts [category counts…], e.g. 100 10000 50000");
     process.exit(2);
   }
-  printListCost(await listCost(sizes.length > 0 ? sizes : [100, 10_000, 50_000]));
+  console.table(await listCost(sizes.length > 0 ? sizes : [100, 10_000, 50_000]));
 }

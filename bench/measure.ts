@@ -4,15 +4,13 @@
  * memory size the cold starts and the warm workloads of every variant.
  */
 import { median, percentile } from "../scripts/lib/stats.ts";
-import type { BenchFunction, Built, Variant } from "./bundle.ts";
-import { benchFunctions, variants } from "./bundle.ts";
 import type { CalibrateResult, Calls, MeasureResult, MeasureTask } from "./child.ts";
 import type { Cost, Units } from "./cost.ts";
 import { costPerMillion } from "./cost.ts";
-import { categoriesEvent } from "./data.ts";
-import { startStoreProxy } from "./proxy.ts";
-import type { Sandbox } from "./sandbox.ts";
-import { fullSpeed, periodUs, runChild } from "./sandbox.ts";
+import { sampleEvent } from "./data.ts";
+import { startStoreTally } from "./proxy.ts";
+import type { BenchFunction, Built, Sandbox, Variant } from "./sandbox.ts";
+import { benchFunctions, fullSpeed, periodUs, runChild, variants } from "./sandbox.ts";
 
 export type Plan = Calls & { sizes: number[]; coldRuns: number; listSizes: number[] };
 export type Bench = Built & { plan: Plan; endpoint: string };
@@ -48,12 +46,11 @@ function workloadsOf(listSizes: number[]): Workload[] {
 }
 
 function run(b: Bench, v: Variant, w: Workload, sandbox: Sandbox, calls: Calls, via = "") {
-  const [name, create] = ["Bench category", w.fn === "createCategory"];
-  const body = create ? JSON.stringify({ name, description: "A first night." }) : "";
+  const event = sampleEvent(w.fn === "createCategory", w.br ? "br" : "");
+  const { name } = JSON.parse(event.body ?? "{}") as { name?: string };
   const task: MeasureTask = {
     ...{ bundle: b.bundles[v][w.fn].path, functionName: w.fn, settleMs: periodUs / 1000 },
-    ...{ event: categoriesEvent(create ? "POST" : "GET", body, w.br ? "br" : ""), ...calls },
-    expect: create ? { name } : { count: w.count },
+    ...{ event, ...calls, expect: name === undefined ? { count: w.count } : { name } },
   };
   const nodeOptions = v.startsWith("ours") ? b.nodeOptions : "";
   const store = { endpoint: via || b.endpoint, table: tableOf(w.count), nodeOptions };
@@ -82,7 +79,7 @@ export async function calibrate(
 
 /** Through the proxy: each variant's calls (a cold call, then a warm one) must be ours'. */
 export async function storeUnits(b: Bench): Promise<StoreUnits> {
-  const proxy = await startStoreProxy(b.endpoint);
+  const proxy = await startStoreTally(b.endpoint);
   const through = (variant: Variant, w: Workload, calls: number) =>
     proxy.measure(() => run(b, variant, w, fullSpeed, exactly(calls), proxy.endpoint));
   const units: StoreUnits = {};

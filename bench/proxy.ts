@@ -1,19 +1,18 @@
 /**
- * A proxy in front of the store. It records each call in one line (operation, fields, read
- * consistency, attribute names), so the bench can check every variant makes ours' calls; it adds
- * ReturnConsumedCapacity=TOTAL and sums the units the store reports (dynalite counts them as
- * DynamoDB documents: 4 KB per consistent read unit, 1 KB per write unit), so no price rests on a
- * hand count; it counts round trips made one after another and can delay every answer. Dynalite
- * checks a signature's form, not its value, so the rewritten body still passes.
+ * The bench's view of the store, through local/storeProxy.ts. It records each call in one line
+ * (operation, fields, read consistency, attribute names), so the bench can check every variant
+ * makes ours' calls; it adds ReturnConsumedCapacity=TOTAL and sums the units the store reports
+ * (dynalite counts them as DynamoDB documents: 4 KB per consistent read unit, 1 KB per write
+ * unit), so no price rests on a hand count; it counts round trips made one after another and can
+ * delay every answer. Dynalite checks a signature's form, not its value, so the rewritten body
+ * still passes.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { text } from "node:stream/consumers";
+import { startStoreProxy } from "../local/storeProxy.ts";
 
 export type Tally = { calls: string[]; readUnits: number; writeUnits: number; rounds: number };
 /** The calls, units, round trips and wall time (ms) of `work` alone. */
 type Measure = (work: () => Promise<unknown>) => Promise<Tally & { ms: number }>;
-export type StoreProxy = { endpoint: string; delayMs: number; measure: Measure; close(): void };
+export type StoreTally = { endpoint: string; delayMs: number; measure: Measure; close(): void };
 type Input = Record<string, unknown>;
 
 const reads = new Set(["GetItem", "Query", "Scan", "BatchGetItem"]);
@@ -29,32 +28,22 @@ function summary(operation: string, input: Input): string {
   return [operation, ...fields.sort().map(field)].join(" ");
 }
 
-export async function startStoreProxy(store: string): Promise<StoreProxy> {
+export async function startStoreTally(store: string): Promise<StoreTally> {
   let [tally, inFlight] = [empty(), 0];
-  const server = createServer((incoming, outgoing) => {
-    const forward = async (): Promise<void> => {
-      if (inFlight++ === 0) tally.rounds += 1;
-      const operation = String(incoming.headers["x-amz-target"]).split(".").pop() ?? "";
-      const input = JSON.parse(await text(incoming)) as Input;
-      tally.calls.push(summary(operation, input));
-      const headers = { ...incoming.headers } as Record<string, string>;
-      delete headers.host;
-      delete headers["content-length"];
-      const body = JSON.stringify({ ...input, ReturnConsumedCapacity: "TOTAL" });
-      const answer = await fetch(store, { method: "POST", headers, body });
-      const reply = await answer.text();
-      const used = (JSON.parse(reply) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      for (const entry of [used ?? []].flat() as { CapacityUnits: number }[])
-        tally[reads.has(operation) ? "readUnits" : "writeUnits"] += entry.CapacityUnits;
-      await new Promise((done) => setTimeout(done, proxy.delayMs));
-      inFlight -= 1;
-      outgoing.writeHead(answer.status, Object.fromEntries(answer.headers)).end(reply);
-    };
-    forward().catch(() => outgoing.destroy());
+  const proxy = await startStoreProxy(store, async ({ operation, body }, forward) => {
+    if (inFlight++ === 0) tally.rounds += 1;
+    const input = JSON.parse(body) as Input;
+    tally.calls.push(summary(operation, input));
+    const answer = await forward(JSON.stringify({ ...input, ReturnConsumedCapacity: "TOTAL" }));
+    const used = (JSON.parse(answer.body) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+    for (const entry of [used ?? []].flat() as { CapacityUnits: number }[])
+      tally[reads.has(operation) ? "readUnits" : "writeUnits"] += entry.CapacityUnits;
+    await new Promise((done) => setTimeout(done, counter.delayMs));
+    inFlight -= 1;
+    return answer;
   });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const proxy: StoreProxy = {
-    endpoint: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+  const counter: StoreTally = {
+    endpoint: proxy.endpoint,
     delayMs: 0,
     measure: async (work) => {
       tally = empty();
@@ -62,10 +51,7 @@ export async function startStoreProxy(store: string): Promise<StoreProxy> {
       await work();
       return { ...tally, ms: Math.round(performance.now() - started) };
     },
-    close: () => {
-      server.close();
-      server.closeAllConnections();
-    },
+    close: () => void proxy.close(),
   };
-  return proxy;
+  return counter;
 }

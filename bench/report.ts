@@ -2,8 +2,8 @@
  * bench/results.json, what is decided from it (the import target, each function's MemorySize,
  * where compression starts to cost a large list its latency target) and the console report.
  */
-import type { BenchFunction } from "./bundle.ts";
-import { benchFunctions, variants } from "./bundle.ts";
+import type { BenchFunction } from "./sandbox.ts";
+import { benchFunctions, variants } from "./sandbox.ts";
 import type { Units } from "./cost.ts";
 import type { ListCostRow } from "./listCost.ts";
 import type { Calibration, ColdRow, StoreUnits, WarmRow } from "./measure.ts";
@@ -95,71 +95,51 @@ export function decide(m: Measured): Results {
   return { ...m, targets, recommendation: recommendation as Results["recommendation"], findings };
 }
 
-/** Columns padded to their widest cell; the first `left` left-aligned, the rest right-aligned. */
-function printTable(title: string, rows: (string | number)[][], left = 1): void {
-  const cells = rows.map((row) => row.map(String));
-  const width = (c: number): number => Math.max(...cells.map((row) => (row[c] ?? "").length));
-  const pad = (cell: string, c: number) =>
-    c < left ? cell.padEnd(width(c)) : cell.padStart(width(c));
-  console.log(`\n${title}\n${cells.map((row) => row.map(pad).join("  ").trimEnd()).join("\n")}`);
-}
-
 const ms = (value: number): string => value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2);
-const units = (u: Units): string => `${String(u.readUnits)} RRU + ${String(u.writeUnits)} WRU`;
+const units = (u: Units): string => `${String(u.readUnits)}R+${String(u.writeUnits)}W`;
+type Cells = Record<string, string>;
 
 /** Per size and variant: cold list and create, peak RSS, then p50/p99 of each workload. */
-function latencyRow(r: Results, mb: number, variant: string, workloads: string[]): string[] {
+function latencyRow(r: Results, mb: number, variant: string): Cells {
   const warm = r.warm.filter((w) => w.memoryMb === mb && w.variant === variant);
-  const cold = benchFunctions.map((fn) => {
-    const row = r.cold.find((c) => c.memoryMb === mb && c.variant === variant && c.fn === fn);
-    return row ? `${ms(row.importMs)}+${ms(row.firstMs)}` : "";
-  });
+  const cells: Cells = { size: `${String(mb)} MB`, variant };
+  for (const c of r.cold.filter((c) => c.memoryMb === mb && c.variant === variant))
+    cells[`cold ${c.fn}`] = `${ms(c.importMs)}+${ms(c.firstMs)}`;
   const peak = Math.max(...warm.map((w) => w.peakRssMb)).toFixed(0);
-  const rss = `${peak} MB${warm.some((w) => w.oomRisk) ? " OOM RISK" : ""}`;
-  const timed = workloads.map((id) => warm.find((w) => w.workload === id));
-  const latency = timed.map((w) => (w ? `${ms(w.p50Ms)}/${ms(w.p99Ms)}` : ""));
-  return [`${String(mb)} MB`, variant, ...cold, rss, ...latency];
+  cells.rss = `${peak} MB${warm.some((w) => w.oomRisk) ? " OOM RISK" : ""}`;
+  for (const w of warm) cells[w.workload] = `${ms(w.p50Ms)}/${ms(w.p99Ms)}`;
+  return cells;
 }
 
+/** Per workload: ours' store units, then USD per million, ours / typical, at each size. */
+function costRow(r: Results, workload: string, u: StoreUnits[string]): Cells {
+  const cells: Cells = { workload, "units steady": units(u.steady), "units cold": units(u.cold) };
+  const usd = (mb: number, v: string): string =>
+    warmAt(r, mb, v, workload)?.costPerMillion.total.toFixed(2) ?? "-";
+  for (const mb of sizesOf(r))
+    cells[`${String(mb)} MB`] = `${usd(mb, "ours")} / ${usd(mb, "typical")}`;
+  return cells;
+}
+
+/** What a person decides from; every figure is in results.json. */
 export function printReport(r: Results): void {
-  const [sizes, workloads] = [sizesOf(r), Object.keys(r.storeUnits)];
   console.log(`\n${r.mode} run on ${r.machine}, ${r.date}`);
-  const calibration = r.calibration.map((c) => [
-    ...[`${String(c.memoryMb)} MB`, c.share.toFixed(3), ms(c.wallMs)],
-    ...[`${c.slowdown.toFixed(2)}×`, `${(1 / c.share).toFixed(2)}×`, `${c.wallPerCpu.toFixed(2)}×`],
-    c.ok ? "ok" : "QUOTA NOT APPLIED",
-  ]);
-  printTable(
+  const slowed = r.calibration.map(
+    (c) => `${String(c.memoryMb)} MB ${c.slowdown.toFixed(1)}× (${(1 / c.share).toFixed(1)}×)`,
+  );
+  console.log(
     r.cpuShareEnforced
-      ? `CPU share: cgroup v1 quota = size ÷ 1,769 MB of one core per ${String(r.periodMs)} ms. ` +
-          `A fixed loop takes ${ms(r.referenceLoopMs)} ms on a full core; under each quota:`
+      ? `CPU share: the calibration loop slowed (expected): ${slowed.join(", ")}`
       : "CPU share NOT enforced (no writable cgroup): every figure below is at FULL SPEED.",
-    [["size", "share", "loop ms", "slowdown", "expected", "wall/CPU", "check"], ...calibration],
   );
-  printTable(
-    `Cold (import+first call) and warm (p50/p99) ms; OOM RISK: RSS over ${String(headroom * 100)} %`,
-    [
-      ["size", "variant", "cold list", "cold create", "peak RSS", ...workloads],
-      ...sizes.flatMap((mb) => variants.map((v) => latencyRow(r, mb, v, workloads))),
-    ],
-    2,
+  console.log(
+    `ms: cold import+first call; warm p50/p99; OOM RISK: RSS over ${String(headroom * 100)} %`,
   );
-  const usd = (mb: number, v: string, w: string): string =>
-    warmAt(r, mb, v, w)?.costPerMillion.total.toFixed(2) ?? "-";
-  const cost = (mb: number) =>
-    workloads.map((w) => `${usd(mb, "ours", w)} / ${usd(mb, "typical", w)}`);
-  printTable(
-    "USD per million requests, ours / typical: Lambda arm64, HTTP API, DynamoDB (bench/cost.ts)",
-    [["size", ...workloads], ...sizes.map((mb) => [`${String(mb)} MB`, ...cost(mb)])],
+  console.table(sizesOf(r).flatMap((mb) => variants.map((v) => latencyRow(r, mb, v))));
+  console.log(
+    "USD per million requests, ours / typical (bench/cost.ts), at the steady-state units",
   );
-  // After one create a list also reads the new ids and recent withdrawals: as listCost.ts measures.
-  const created = (r.listCost[0]?.afterCreate ?? NaN) - (r.listCost[0]?.steady ?? NaN);
-  console.log("Priced at the units of a steady-state request (with the API key read: cache off):");
-  for (const [w, u] of Object.entries(r.storeUnits)) {
-    const list = `; after one create ${String(u.steady.readUnits + created)} RRU; cold ${units(u.cold)}`;
-    console.log(`  ${w}: ${units(u.steady)}${w.startsWith("list") ? list : ""}`);
-  }
-  console.log("");
+  console.table(Object.entries(r.storeUnits).map(([w, u]) => costRow(r, w, u)));
   for (const t of r.targets) console.log(`${t.met ? "met   " : "MISSED"}  ${t.name}: ${t.value}`);
   for (const fn of benchFunctions) {
     const { p99Ms, workloads: timed } = sizingTargets[fn];
@@ -167,24 +147,6 @@ export function printReport(r: Results): void {
     console.log(`MemorySize ${fn}: ${String(r.recommendation[fn])} MB, the cheapest with ${why}`);
   }
   for (const finding of r.findings) console.log(`- ${finding}`);
-  printListCost(r.listCost);
-}
-
-export function printListCost(rows: readonly ListCostRow[]): void {
-  const pair = (a: number, b: number): string => `${String(a)}/${String(b)}`;
-  printTable(
-    "Read units per list, today's design against the list cache; cold lists at +10 ms per store call",
-    [
-      [
-        ...["categories", "today", "steady", "after 1 create", "<1 min after", "cold"],
-        ...["lists/s today", "lists/s steady", "cold calls today/cache", "cold ms today/cache"],
-        "cold round trips today/cache",
-      ],
-      ...rows.map((c) => [
-        ...[c.categories, c.today, c.steady, c.afterCreate, c.settling, c.cold],
-        ...[c.todayListsPerSecond, c.steadyListsPerSecond, pair(c.todayCalls, c.coldCalls)],
-        ...[pair(c.todayColdMs, c.coldMs), pair(c.todayRounds, c.coldRounds)],
-      ]),
-    ],
-  );
+  console.log("Read units per list, today's design against the list cache (bench/listCost.ts):");
+  console.table(r.listCost);
 }

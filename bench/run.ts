@@ -16,13 +16,12 @@ import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { projectRoot } from "../local/template.ts";
-import { buildAll } from "./bundle.ts";
 import { seedTable } from "./data.ts";
 import { listCost } from "./listCost.ts";
 import type { ColdRow, Plan, WarmRow } from "./measure.ts";
 import { atSize, calibrate, storeUnits, tableOf } from "./measure.ts";
 import { decide, printReport } from "./report.ts";
-import { closeSandbox, openSandbox, periodUs, tmpDir } from "./sandbox.ts";
+import { buildAll, closeSandbox, openSandbox, periodUs, tmpDir } from "./sandbox.ts";
 
 const quick = process.argv.includes("--quick");
 const plan: Plan = quick

@@ -1,16 +1,24 @@
 /**
- * Lambda's CPU share: a function gets CPU in proportion to its memory, one vCPU at 1,769 MB. Each
- * measuring process starts inside a cgroup v1 CPU quota of size ÷ 1,769 of one core, so Node's
- * startup, the import and every call run under the share. Where no cgroup is writable, it runs
- * at full speed and says so (results.json: `cpuShareEnforced: false`).
+ * What the bench runs and where. What: built under .bench-tmp/, the bundles of `npm run build`
+ * (copied, so a rebuild of dist/ mid-run changes nothing); the same built with lib/metrics.ts
+ * swapped for a no-op (variants/noMetrics.ts), to show what metrics cost; the limit and typical
+ * variants with the same esbuild options; and the measuring child. Where: Lambda's CPU share. A
+ * function gets CPU in proportion to its memory, one vCPU at 1,769 MB; each measuring process
+ * starts inside a cgroup v1 CPU quota of size ÷ 1,769 of one core, so Node's startup, the import
+ * and every call run under the share. Where no cgroup is writable, it runs at full speed and says
+ * so (results.json: `cpuShareEnforced: false`).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, openSync, readdirSync } from "node:fs";
+import { rmdirSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
+import type { PluginBuild } from "esbuild";
+import { build } from "esbuild";
 import { localFunctionEnv } from "../local/functionEnv.ts";
-import { projectRoot } from "../local/template.ts";
+import { loadTemplate, projectRoot } from "../local/template.ts";
+import { buildFunctions, functionBuilds, lambdaBundleOptions } from "../scripts/build.ts";
 import type { ChildTask } from "./child.ts";
 
 export const tmpDir = resolve(projectRoot, ".bench-tmp");
@@ -26,6 +34,61 @@ export type Sandbox = { memoryMb: number; share: number; group?: string; problem
 export const fullSpeed: Sandbox = { memoryMb: 1769, share: 1 };
 
 const cpuRoot = "/sys/fs/cgroup/cpu";
+
+export const benchFunctions = ["listCategories", "createCategory"] as const;
+export type BenchFunction = (typeof benchFunctions)[number];
+export const variants = ["ours", "ours without metrics", "limit", "typical"] as const;
+export type Variant = (typeof variants)[number];
+type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
+/** nodeOptions: the template's NODE_OPTIONS ("" when none), so that ours runs as deployed. */
+export type Built = { bundles: Bundles; child: string; nodeOptions: string };
+
+function nodeOptions(): string {
+  type Env = { Variables?: { NODE_OPTIONS?: unknown } } | undefined;
+  const value = (loadTemplate().Globals?.Function?.Environment as Env)?.Variables?.NODE_OPTIONS;
+  return typeof value === "string" ? value.trim() : "";
+}
+
+const noOpMetrics = {
+  name: "no-op-metrics",
+  setup: (b: PluginBuild): void => {
+    const path = resolve(projectRoot, "bench/variants/noMetrics.ts");
+    b.onResolve({ filter: /^\.\/metrics\.ts$/ }, () => ({ path }));
+  },
+};
+
+async function bundle(variant: Variant, fn: BenchFunction) {
+  const dir = resolve(tmpDir, "bundles", variant, fn);
+  const outfile = resolve(dir, "index.mjs");
+  if (variant === "ours") {
+    mkdirSync(dir, { recursive: true });
+    for (const file of ["index.mjs", "index.mjs.map"])
+      copyFileSync(resolve(projectRoot, "dist", fn, file), resolve(dir, file));
+  } else if (variant === "ours without metrics") {
+    const { options } = functionBuilds().find((b) => b.name === fn) ?? {};
+    await build({ ...options, outfile, plugins: [noOpMetrics] });
+  } else {
+    // One bundle per function, as shipped: the entry re-exports that function's handler only.
+    const contents = `export { ${fn} as handler } from "./${variant}.ts";`;
+    const resolveDir = resolve(projectRoot, "bench/variants");
+    await build({ ...lambdaBundleOptions, stdin: { contents, resolveDir, loader: "ts" }, outfile });
+  }
+  return { path: outfile, bytes: statSync(outfile).size };
+}
+
+export async function buildAll(): Promise<Built> {
+  await buildFunctions();
+  const bundles = {} as Bundles;
+  for (const v of variants) {
+    const [list, create] = [await bundle(v, "listCategories"), await bundle(v, "createCategory")];
+    bundles[v] = { listCategories: list, createCategory: create };
+  }
+  const child = resolve(tmpDir, "child.mjs");
+  const entryPoints = [resolve(projectRoot, "bench/child.ts")];
+  const options = { bundle: true, format: "esm", platform: "node", target: "node24" } as const;
+  await build({ ...options, entryPoints, outfile: child, logLevel: "warning" });
+  return { bundles, child, nodeOptions: nodeOptions() };
+}
 
 /** Removes the empty groups of bench runs that were killed (a `finally` never ran for them). */
 function removeStaleGroups(): void {

@@ -3,17 +3,13 @@
  * template's route keys to the built bundles in dist/ (the same files `sam deploy` ships), each
  * run in its own container (local/functionHost.ts), over the embedded DynamoDB store.
  */
-import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { pathMatches } from "../lib/routes.ts";
-import { fromResult, gatewayError, parseTarget, toEvent } from "./apiGateway.ts";
-import type { HttpAnswer } from "./apiGateway.ts";
 import { ensureTable, localClient, startEmbeddedDynamo, storeEngineOf } from "./embeddedDynamo.ts";
 import type { EmbeddedDynamo, StoreEngine } from "./embeddedDynamo.ts";
 import { FunctionHost } from "./functionHost.ts";
 import { localFunctionEnv } from "./functionEnv.ts";
-import { docsAnswer, isDocsPath } from "./docsPage.ts";
+import { gatewayTo } from "./gateway.ts";
 import { createFront } from "./httpFront.ts";
 import type { LocalKey } from "./localKeys.ts";
 import {
@@ -25,7 +21,7 @@ import {
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import { assertStoreFree } from "./storeLock.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
-import { functionsOf, routesOf } from "./template.ts";
+import { functionsOf } from "./template.ts";
 
 export { localKeyLabel, localTableName } from "./localKeys.ts";
 
@@ -158,49 +154,4 @@ function listen(server: ReturnType<typeof createFront>, port: number, host: stri
     });
     server.listen(port, host, done);
   });
-}
-
-/** API Gateway: route by the template's route keys, invoke, and turn the result into HTTP. */
-function gatewayTo(
-  hosts: ReadonlyMap<string, FunctionHost>,
-): (request: IncomingMessage, body: Buffer) => Promise<HttpAnswer> {
-  const routeTable = routesOf();
-  const routes = [...routeTable.entries()]
-    .filter(([key]) => key !== "$default")
-    .map(([routeKey, spec]) => {
-      const [method = "", pattern = ""] = routeKey.split(" ");
-      return { routeKey, method, pattern, host: hosts.get(spec.name) };
-    });
-  const fallback = routeTable.get("$default");
-  const fallbackHost = fallback && hosts.get(fallback.name);
-
-  return async (request, body) => {
-    const target = parseTarget(request.url ?? "/");
-    const path = target.decodedPath;
-    // Local only: the API reference (npm run docs); API Gateway serves no such route.
-    if (path !== undefined && isDocsPath(path) && ["GET", "HEAD"].includes(request.method ?? "")) {
-      return docsAnswer();
-    }
-    const route =
-      path === undefined
-        ? undefined
-        : routes.find((r) => r.method === request.method && pathMatches(r.pattern, path));
-    const host = route?.host ?? fallbackHost;
-    if (!host) {
-      return {
-        status: 404,
-        headers: { "content-type": "application/json" },
-        body: Buffer.from('{"message":"Not Found"}'),
-      };
-    }
-    const event = toEvent(request, body, target, {
-      routeKey: route?.routeKey ?? "$default",
-      pattern: route?.pattern,
-    });
-    const outcome = await host.invoke(event);
-    if (outcome.ok) return fromResult(outcome.result);
-    // A function that throws is a Lambda invocation error: API Gateway answers its own 500.
-    process.stderr.write(`${host.spec.name} invocation failed: ${outcome.error.message}\n`);
-    return gatewayError;
-  };
 }

@@ -3,11 +3,13 @@
  * infra/template.yaml, at the template's CodeUri (dist/<function>/index.mjs), with a source map.
  * This is the only bundler configuration; `sam deploy` ships these folders as they are.
  */
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { build } from "esbuild";
 import type { BuildOptions } from "esbuild";
 import { routeTableOf } from "../lib/routes.ts";
-import { functionsOf, projectRoot } from "../local/template.ts";
+import type { FunctionSpec } from "../local/template.ts";
+import { functionsOf, projectRoot, templatePath } from "../local/template.ts";
 
 /** How every Lambda bundle is built; the benchmark builds its comparison handlers the same way. */
 export const lambdaBundleOptions = {
@@ -58,6 +60,21 @@ export async function buildFunctions(): Promise<{ name: string; bytes: number }[
     results.push({ name, bytes: output?.bytes ?? 0 });
   }
   return results;
+}
+
+/** The bundle is rebuilt when it is missing or older than anything it is built from. */
+export function bundleIsStale(spec: FunctionSpec): boolean {
+  const bundle = resolve(spec.codeDir, spec.handlerFile);
+  if (!existsSync(bundle)) return true;
+  const builtAt = statSync(bundle).mtimeMs;
+  const sources = [templatePath, resolve(projectRoot, "scripts/build.ts")];
+  for (const dir of ["functions", "lib"]) {
+    const root = resolve(projectRoot, dir);
+    for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
+      sources.push(resolve(root, file));
+    }
+  }
+  return sources.some((file) => statSync(file).mtimeMs > builtAt);
 }
 
 if (import.meta.main) {

@@ -11,9 +11,8 @@
  * The sample events send the documented key petstore_sample-key-for-local-invoke-only, which is
  * made valid here; with PETSTORE_API_KEY set, that key is made valid instead.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../lib/repositories/categories.ts";
 import { FunctionHost } from "../local/functionHost.ts";
@@ -24,8 +23,9 @@ import { describeBody, notAnHttpApiEvent } from "../local/apiGatewayEvent.ts";
 import { localTableName } from "../local/localKeys.ts";
 import { assertStoreReachable } from "../local/storeCheck.ts";
 import type { FunctionSpec } from "../local/template.ts";
-import { functionsOf, projectRoot, templatePath } from "../local/template.ts";
-import { buildFunctions } from "./build.ts";
+import { functionsOf } from "../local/template.ts";
+import { buildFunctions, bundleIsStale } from "./build.ts";
+import { parseCommandLine } from "./lib/args.ts";
 
 const functions = functionsOf();
 const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
@@ -39,17 +39,15 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function parseCommandLine(): { spec: FunctionSpec; event: unknown; seed: number } {
+function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number } {
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = parseCommandLine({
       allowPositionals: true,
       options: { seed: { type: "string" }, help: { type: "boolean", short: "h" } },
     });
   } catch (error) {
-    fail(
-      `invoke: ${(error instanceof Error ? error.message : String(error)).split(".", 1)[0] ?? ""}`,
-    );
+    fail(`invoke: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (parsed.values.help) {
     process.stdout.write(`${usage}\n`);
@@ -80,21 +78,6 @@ function parseCommandLine(): { spec: FunctionSpec; event: unknown; seed: number 
     );
   }
   return { spec, event, seed };
-}
-
-/** The bundle is rebuilt when it is missing or older than anything it is built from. */
-function bundleIsStale(spec: FunctionSpec): boolean {
-  const bundle = resolve(spec.codeDir, spec.handlerFile);
-  if (!existsSync(bundle)) return true;
-  const builtAt = statSync(bundle).mtimeMs;
-  const sources = [templatePath, resolve(projectRoot, "scripts/build.ts")];
-  for (const dir of ["functions", "lib"]) {
-    const root = resolve(projectRoot, dir);
-    for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {
-      sources.push(resolve(root, file));
-    }
-  }
-  return sources.some((file) => statSync(file).mtimeMs > builtAt);
 }
 
 async function prepareStore(endpoint: string, seed: number): Promise<void> {
@@ -162,7 +145,7 @@ async function invoke(spec: FunctionSpec, event: unknown, endpoint: string): Pro
 }
 
 async function main(): Promise<Outcome> {
-  const { spec, event, seed } = parseCommandLine();
+  const { spec, event, seed } = readCommandLine();
   if (bundleIsStale(spec)) await buildFunctions();
   const external = process.env.DYNAMODB_ENDPOINT || undefined;
   if (external) {

@@ -1,4 +1,4 @@
-/** "ours without metrics" (bench/bundle.ts): lib/metrics.ts's interface, doing nothing. */
+/** "ours without metrics" (bench/sandbox.ts): lib/metrics.ts's interface, doing nothing. */
 import type { ServiceMetrics } from "../../lib/metrics.ts";
 
 const nothing = (): void => undefined;

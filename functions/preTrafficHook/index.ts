@@ -5,6 +5,7 @@
  */
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { AwsCalls } from "../../lib/awsCall.ts";
+import { systemClock } from "../../lib/clock.ts";
 import { DynamoDb, environmentCredentials } from "../../lib/dynamodb.ts";
 import type { HookDeps, HookEvent } from "../../lib/deployHook/hook.ts";
 import { preTrafficHook } from "../../lib/deployHook/hook.ts";
@@ -29,7 +30,8 @@ export function hookDeps(env: Env = process.env): HookDeps {
     lambdaEndpoint: env.LAMBDA_ENDPOINT || undefined,
     codeDeployEndpoint: env.CODEDEPLOY_ENDPOINT || undefined,
   });
-  const deadline = (): number => Date.now() + 10_000;
+  const now = systemClock;
+  const deadline = (): number => now() + 10_000;
   return {
     versions: {
       listCategories: required(env, "LIST_CATEGORIES_VERSION"),
@@ -47,9 +49,9 @@ export function hookDeps(env: Env = process.env): HookDeps {
     report: (event, status) =>
       aws.reportHookStatus(event.DeploymentId, event.LifecycleEventHookExecutionId, status),
     log: (line) => {
-      process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
+      process.stdout.write(`${JSON.stringify({ time: new Date(now()).toISOString(), ...line })}\n`);
     },
-    now: Date.now,
+    now,
   };
 }
 

@@ -1,45 +1,20 @@
 /**
  * The one HTTP client of the project's scripts and tests (load, smoke, the HTTP tests): exact
  * control over headers and body bytes (fetch would add and decode Accept-Encoding on its own),
- * keep-alive when asked, and the one decoder of gzip/br bodies, also used for Lambda results.
+ * keep-alive when asked; bodies decoded by bodyText.ts.
  */
 import http from "node:http";
 import https from "node:https";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { Category } from "../../lib/repositories/categories.ts";
+import { decodeBody } from "./bodyText.ts";
 
 export type { Category };
+export { decodeBody, lambdaBodyText } from "./bodyText.ts";
 
 export interface ErrorBody {
   readonly code: string;
   readonly message: string;
   readonly status: number;
-}
-
-/** A body as text, undoing its Content-Encoding (gzip or br; anything else is taken as is). */
-export function decodeBody(bytes: Buffer, encoding: string | undefined): string {
-  const plain =
-    encoding === "gzip"
-      ? gunzipSync(bytes)
-      : encoding === "br"
-        ? brotliDecompressSync(bytes)
-        : bytes;
-  return plain.toString("utf8");
-}
-
-/** A Lambda proxy result's body as text, undoing base64 and Content-Encoding. */
-export function lambdaBodyText(result: {
-  readonly body?: string | undefined;
-  readonly isBase64Encoded?: boolean | undefined;
-  readonly headers?: Readonly<Record<string, unknown>> | undefined;
-}): string {
-  const body = result.body ?? "";
-  if (result.isBase64Encoded !== true) return body;
-  const encoding = result.headers?.["content-encoding"];
-  return decodeBody(
-    Buffer.from(body, "base64"),
-    typeof encoding === "string" ? encoding : undefined,
-  );
 }
 
 export interface Call {
@@ -85,6 +60,42 @@ export function agentFor(baseUrl: string, sockets: number): http.Agent {
     : new http.Agent(options);
 }
 
+type Reply = { status: number; headers: Record<string, string>; raw: Buffer };
+/** The methods a client may send again after a failure (RFC 9110 §9.2.2). */
+const idempotent = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+
+/** One request and its whole answer; a failure carries whether its socket was a reused one. */
+function exchange(
+  request: typeof http.request,
+  target: http.RequestOptions,
+  body: string | Buffer | undefined,
+  timeoutMs: number | undefined,
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(target, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", reject);
+      res.on("end", () => {
+        const flat: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: flat, raw: Buffer.concat(chunks) });
+      });
+    });
+    if (timeoutMs !== undefined) {
+      req.setTimeout(timeoutMs, () => {
+        req.destroy(new Error(`no answer within ${timeoutMs} ms`));
+      });
+    }
+    req.on("error", (error) => {
+      reject(Object.assign(error, { reusedSocket: req.reusedSocket }));
+    });
+    req.end(body);
+  });
+}
+
 /**
  * Sends `call` to the base URL's origin, under its path prefix if any ("https://host/pets/v1"
  * sends "/v1/categories" to "/pets/v1/categories"). The path is joined as text, never through
@@ -104,36 +115,24 @@ export async function send(
   const method = call.method ?? "GET";
   const path = `${prefix}${call.path}`;
   const request = base.protocol === "https:" ? https.request : http.request;
-  const reply = await new Promise<{ status: number; headers: Record<string, string>; raw: Buffer }>(
-    (resolve, reject) => {
-      const req = request(
-        {
-          ...{ protocol: base.protocol, hostname: base.hostname, port: base.port },
-          ...{ path, method, headers },
-          ...(options.agent && { agent: options.agent }),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("error", reject);
-          res.on("end", () => {
-            const flat: Record<string, string> = {};
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-            }
-            resolve({ status: res.statusCode ?? 0, headers: flat, raw: Buffer.concat(chunks) });
-          });
-        },
-      );
-      if (options.timeoutMs !== undefined) {
-        req.setTimeout(options.timeoutMs, () => {
-          req.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
-        });
-      }
-      req.on("error", reject);
-      req.end(call.body);
-    },
-  );
+  const target = {
+    ...{ protocol: base.protocol, hostname: base.hostname, port: base.port },
+    ...{ path, method, headers },
+    ...(options.agent && { agent: options.agent }),
+  };
+  const retriable = idempotent.has(method) || "idempotency-key" in headers;
+  let reply: Reply | undefined;
+  while (!reply) {
+    try {
+      reply = await exchange(request, target, call.body, options.timeoutMs);
+    } catch (error) {
+      // Node's documented remedy (http, request.reusedSocket): a kept-alive socket the server
+      // closed while this process was busy (e.g. in a spawnSync) fails at once with ECONNRESET
+      // before the server has read anything. Sent again, the request takes a fresh socket.
+      const { reusedSocket, code } = error as { reusedSocket?: boolean; code?: string };
+      if (!(retriable && reusedSocket === true && code === "ECONNRESET")) throw error;
+    }
+  }
   const text = decodeBody(reply.raw, reply.headers["content-encoding"]);
   options.check?.({
     method,

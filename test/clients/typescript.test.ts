@@ -14,7 +14,7 @@ import {
   newIdempotencyKey,
 } from "../../clients/typescript/index.ts";
 import { useLocalServer } from "../support/localServer.ts";
-import { loadOpenApi } from "../support/openapi.ts";
+import { loadOpenApi } from "../support/openapiDocument.ts";
 
 const server = useLocalServer();
 const client = (apiKey = server.apiKey): PetstoreClient =>

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routesOf } from "../../local/template.ts";
 import { buildDocs, docsFile } from "../../scripts/docs.ts";
 import { useLocalServer } from "../support/localServer.ts";
-import { loadOpenApi, operationMethods } from "../support/openapi.ts";
+import { loadOpenApi, operationMethods } from "../support/openapiDocument.ts";
 
 const chromiumPath = "/usr/bin/chromium";
 const haveChromium = existsSync(chromiumPath);

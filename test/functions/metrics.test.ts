@@ -7,49 +7,13 @@
  * (STAGE) and a fault proxy between them and the embedded store.
  */
 import { describe, expect, it } from "vitest";
-import type { HttpEvent } from "../../lib/http/message.ts";
-import { metricNames, metricsNamespace, metricsService } from "../../lib/metrics.ts";
+import { metricNames } from "../../lib/metrics.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
-import type { EmfDocument } from "../support/emf.ts";
 import { declared, declaring, isEmfLine, total } from "../support/emf.ts";
-import type { HostedInvocation as Invocation } from "../support/functionHosts.ts";
-import { useFunctionHosts } from "../support/functionHosts.ts";
 import { loadEvent } from "./harness.ts";
+import { db, invoke, metric, proxy, tableName, useMetricsRig, withKey } from "./metricsRig.ts";
 
-const stage = "staging";
-const tableName = "petstore-metrics";
-const operations = ["createCategory", "listCategories", "routeFallback"] as const;
-type Operation = (typeof operations)[number];
-const hosts = useFunctionHosts({
-  stage,
-  tableName,
-  /** A short Lambda timeout, so a request that meets a store outage gives up within ~2 s. */
-  timeoutSeconds: 2,
-  operations,
-});
-const invoke = hosts.invoke;
-
-/** The one document of `invocation` that declares `name`, checked for namespace and dimensions. */
-function metric(invocation: Invocation, name: string, operation: Operation): EmfDocument {
-  const found = declaring(invocation.lines, name);
-  expect(found, `${name} in ${invocation.lines.join("\n")}`).toHaveLength(1);
-  const [document] = found;
-  if (!document) throw new Error(`no ${name} document`);
-  const { namespace, dimensions } = declared(document);
-  expect(namespace).toBe(metricsNamespace);
-  expect(dimensions).toEqual(
-    name === metricNames.errors
-      ? ["code", "function", "service", "stage"]
-      : ["function", "service", "stage"],
-  );
-  expect(document).toMatchObject({ service: metricsService, stage, function: operation });
-  return document;
-}
-
-const withKey = (event: HttpEvent, key: string): HttpEvent => ({
-  ...event,
-  headers: { ...event.headers, "idempotency-key": key },
-});
+useMetricsRig();
 
 describe("each invocation writes its metrics as raw EMF lines beside the one request log line", () => {
   it("a create: CategoriesCreated 1; the request log line is a separate, plain line", async () => {
@@ -83,7 +47,7 @@ describe("each invocation writes its metrics as raw EMF lines beside the one req
   });
 
   it("a list: ListSize is the number of categories the answer carried", async () => {
-    const store = new CategoryStore(hosts.db(), tableName);
+    const store = new CategoryStore(db, tableName);
     for (const name of ["Ferrets", "Parrots"])
       await store.create({ name }, `seed-${name}`, Date.now() + 5_000);
     const listed = await invoke("listCategories", loadEvent("list-ok.json"));
@@ -114,7 +78,7 @@ describe("every error answer is counted once, by its code, with the code dimensi
 
 describe("the store's retries and give-ups are counted", () => {
   it("two throttled store attempts: StoreRetries 2, and the answer is still 200", async () => {
-    hosts.proxy().inject({ fault: "throttling", times: 2 });
+    proxy.inject({ fault: "throttling", times: 2 });
     try {
       const listed = await invoke("listCategories", loadEvent("list-ok.json"));
       expect(listed.statusCode).toBe(200);
@@ -123,12 +87,12 @@ describe("the store's retries and give-ups are counted", () => {
       ).toBe(2);
       expect(declaring(listed.lines, metricNames.storeUnavailable)).toEqual([]);
     } finally {
-      hosts.proxy().clear();
+      proxy.clear();
     }
   });
 
   it("a store that stays down: StoreUnavailable 1 and Errors service_unavailable on the 503", async () => {
-    hosts.proxy().inject({ fault: "service_unavailable", times: Infinity });
+    proxy.inject({ fault: "service_unavailable", times: Infinity });
     try {
       const answer = await invoke("listCategories", loadEvent("list-ok.json"));
       expect(answer.statusCode).toBe(503);
@@ -139,7 +103,7 @@ describe("the store's retries and give-ups are counted", () => {
         code: "service_unavailable",
       });
     } finally {
-      hosts.proxy().clear();
+      proxy.clear();
     }
   }, 15_000);
 });

@@ -1,8 +1,7 @@
 /**
  * The contract's errors for a request body, over HTTP against the local server (the built
- * bundles behind the template's routes): 400 invalid_json and invalid_body, 413 over 64 KiB, 415
- * for a media type that is not JSON; a refused body stores nothing. Every answer is also checked
- * against openapi.yaml. Errors decided before the body (route, key): errors.test.ts.
+ * bundles behind the template's routes): 400, 413 and 415, each changing nothing. Every answer is
+ * also checked against openapi.yaml. Route and key errors: ./routeErrors.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCategory, listCategories, send } from "../support/client.ts";

@@ -1,4 +1,3 @@
-/** lib/auth.ts: reading the Authorization header, and the verifier's 401s and key cache. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";

@@ -9,13 +9,14 @@ import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { keys } from "../../lib/table/schema.ts";
 import { Table } from "../../lib/table/table.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";
-import { container, settled, setup } from "../support/listContainers.ts";
+import { container, listCacheTable, settled } from "../support/listCache.ts";
 
 const store = useFaultyStore({ attemptTimeoutMs: 2_000 });
+const setup = () => listCacheTable(store);
 
 describe("in steady state a list costs one counter read, whatever the store holds", () => {
   it("serves a second list from the cache after reading only the counter", async () => {
-    const { table, create } = await setup(store);
+    const { table, create } = await setup();
     for (const name of ["a", "b", "c"]) await create(name);
     const a = container(store.db, table, settled);
     expect(await a.ids()).toEqual([1, 2, 3]);
@@ -26,7 +27,7 @@ describe("in steady state a list costs one counter read, whatever the store hold
 
 describe("after creates a list reads only the new ids and the holes", () => {
   it("lists a lower id whose put lands after a higher id was listed (ids out of order)", async () => {
-    const { table, writer, create } = await setup(store);
+    const { table, writer, create } = await setup();
     await create("one");
     const two = await writer.nextId(soon());
     await create("three");
@@ -43,7 +44,7 @@ describe("after creates a list reads only the new ids and the holes", () => {
 
 describe("a list never misses a create answered 201 before it began", () => {
   it("lists a create that landed between another list's counter read and its Query", async () => {
-    const { table, create, writer, landUncommitted } = await setup(store);
+    const { table, create, writer, landUncommitted } = await setup();
     await create("one");
     const a = container(store.db, table);
     const counter = await a.list.version(soon());
@@ -55,7 +56,7 @@ describe("a list never misses a create answered 201 before it began", () => {
   });
 
   it("lists a category whose put landed after the id was cached as a hole, with no commit", async () => {
-    const { table, create, writer, landUncommitted } = await setup(store);
+    const { table, create, writer, landUncommitted } = await setup();
     await create("one");
     const id = await writer.nextId(soon());
     const a = container(store.db, table);
@@ -67,7 +68,7 @@ describe("a list never misses a create answered 201 before it began", () => {
   });
 
   it("lists another container's creates in a container whose cache is older", async () => {
-    const { table, create } = await setup(store);
+    const { table, create } = await setup();
     const a = container(store.db, table);
     const b = container(store.db, table);
     await create("one");
@@ -85,7 +86,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
    * deadline, so it must fail and withdraw; container `a` lists 2 while the put is in flight.
    */
   async function doomedCreate() {
-    const { table, create, writer } = await setup(store);
+    const { table, create, writer } = await setup();
     await create("one");
     const a = container(store.db, table);
     const id = await writer.nextId(soon());
@@ -115,7 +116,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
   });
 
   it("drops a withdrawn category even when the counter cannot be written", async () => {
-    const { table, create, writer, landUncommitted } = await setup(store);
+    const { table, create, writer, landUncommitted } = await setup();
     await create("one");
     const id = await writer.nextId(soon());
     await landUncommitted(id);
@@ -130,7 +131,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
   });
 
   it("drops a category withdrawn while the container sat idle for minutes", async () => {
-    const { table, create, writer, landUncommitted } = await setup(store);
+    const { table, create, writer, landUncommitted } = await setup();
     await create("one");
     let clock = Date.now();
     const a = container(store.db, table, () => clock);
@@ -146,7 +147,7 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
   });
 
   it("reads the withdrawals with the counter: one read, in the minute after a create too", async () => {
-    const { table, create } = await setup(store);
+    const { table, create } = await setup();
     await create("one");
     let clock = Date.now();
     const a = container(store.db, table, () => clock);

@@ -1,11 +1,11 @@
 /**
- * A fault-injecting HTTP proxy between the service's DynamoDB client and the embedded store.
- * Each rule applies to the next `times` requests for an operation (or any): throttling answers,
- * 5xx, connection resets before or after the store has applied the request, and slow answers.
+ * A fault-injecting proxy between the service's DynamoDB client and the embedded store
+ * (local/storeProxy.ts). Each rule applies to the next `times` requests for an operation (or
+ * any): throttling answers, 5xx, connection resets before or after the store has applied the
+ * request, and slow answers.
  */
-import { createServer, request as httpRequest } from "node:http";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { StoreAnswer } from "../../local/storeProxy.ts";
+import { startStoreProxy, storeError } from "../../local/storeProxy.ts";
 
 export type Fault =
   | "provisioned_throughput_exceeded"
@@ -37,18 +37,23 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const throttleBodies: Partial<Record<Fault, { status: number; type: string }>> = {
-  provisioned_throughput_exceeded: { status: 400, type: "ProvisionedThroughputExceededException" },
-  throttling: { status: 400, type: "ThrottlingException" },
-  server_error: { status: 500, type: "InternalServerError" },
-  service_unavailable: { status: 503, type: "ServiceUnavailable" },
+/** The faults answered without asking the store. */
+const errorAnswers: Partial<Record<Fault, StoreAnswer>> = {
+  provisioned_throughput_exceeded: injected(400, "ProvisionedThroughputExceededException"),
+  throttling: injected(400, "ThrottlingException"),
+  server_error: injected(500, "InternalServerError"),
+  service_unavailable: injected(503, "ServiceUnavailable"),
 };
 
+function injected(status: number, type: string): StoreAnswer {
+  return storeError(status, `com.amazonaws.dynamodb.v20120810#${type}`, "injected fault");
+}
+
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  const targetUrl = new URL(target);
   const rules: { rule: FaultRule; left: number }[] = [];
   const seen = new Map<string, number>();
   const injected = new Map<Fault, number>();
+  const count = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
 
   const take = (operation: string): FaultRule | undefined => {
     const entry = rules.find(
@@ -56,84 +61,23 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     );
     if (!entry) return undefined;
     entry.left -= 1;
-    injected.set(entry.rule.fault, (injected.get(entry.rule.fault) ?? 0) + 1);
+    count(injected, entry.rule.fault);
     return entry.rule;
   };
 
-  const forward = (
-    incoming: IncomingMessage,
-    body: Buffer,
-  ): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> =>
-    new Promise((resolve, reject) => {
-      const outgoing = httpRequest(
-        {
-          hostname: targetUrl.hostname,
-          port: targetUrl.port,
-          path: incoming.url,
-          method: incoming.method,
-          headers: incoming.headers,
-        },
-        (answer) => {
-          const chunks: Buffer[] = [];
-          answer.on("data", (chunk: Buffer) => chunks.push(chunk));
-          answer.on("end", () => {
-            resolve({
-              status: answer.statusCode ?? 500,
-              headers: answer.headers,
-              body: Buffer.concat(chunks),
-            });
-          });
-          answer.on("error", reject);
-        },
-      );
-      outgoing.on("error", reject);
-      outgoing.end(body);
-    });
-
-  const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const operation =
-      String(incoming.headers["x-amz-target"] ?? "")
-        .split(".")
-        .pop() ?? "";
-    seen.set(operation, (seen.get(operation) ?? 0) + 1);
+  const store = await startStoreProxy(target, async ({ operation }, forward) => {
+    count(seen, operation);
     const rule = take(operation);
-    const throttle = rule && throttleBodies[rule.fault];
-    if (throttle) {
-      const text = JSON.stringify({
-        __type: `com.amazonaws.dynamodb.v20120810#${throttle.type}`,
-        message: "injected fault",
-      });
-      response
-        .writeHead(throttle.status, { "content-type": "application/x-amz-json-1.0" })
-        .end(text);
-      return;
-    }
-    if (rule?.fault === "reset") {
-      incoming.socket.destroy();
-      return;
-    }
-    const answer = await forward(incoming, body);
-    if (rule?.fault === "lost_response") {
-      incoming.socket.destroy();
-      return;
-    }
+    const error = rule && errorAnswers[rule.fault];
+    if (error) return error;
+    if (rule?.fault === "reset") return "cut";
+    const answer = await forward();
+    if (rule?.fault === "lost_response") return "cut";
     if (rule?.fault === "slow") await new Promise((done) => setTimeout(done, rule.delayMs ?? 3000));
-    if (incoming.socket.destroyed) return;
-    response.writeHead(answer.status, answer.headers).end(answer.body);
-  };
-
-  const server = createServer((incoming, response) => {
-    handle(incoming, response).catch(() => {
-      incoming.socket.destroy();
-    });
+    return answer;
   });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    ...store,
     inject: (rule) => {
       rules.push({ rule, left: rule.times });
     },
@@ -142,12 +86,5 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     },
     seen,
     injected,
-    close: () =>
-      new Promise((done) => {
-        server.closeAllConnections();
-        server.close(() => {
-          done();
-        });
-      }),
   };
 }

@@ -1,12 +1,10 @@
 /**
  * Requests as raw bytes on a socket, for what node:http will not send: header values with bytes
- * outside ASCII (obs-text such as 0xA0 or 0xFF, or a key written in UTF-8) exactly as given. The
- * answer is read to the end (Connection: close), decoded from its Content-Encoding and checked
- * against openapi.yaml like every answer the HTTP client sees. Besides: a GET with its path
- * exactly as written, and bytes no HTTP client would send with the answer read as it comes
- * (test/http/gateway.test.ts), neither checked against openapi.yaml.
+ * outside ASCII (obs-text such as 0xA0 or 0xFF, or a key written in UTF-8) exactly as given
+ * (`sendRaw`: the answer is read to the end, decoded from its Content-Encoding and checked
+ * against openapi.yaml like every answer the HTTP client sees), and bytes no HTTP client would
+ * send at all (`exchangeBytes`: what Node's parser refuses, a body that stalls).
  */
-import { request } from "node:http";
 import { connect } from "node:net";
 import { decodeBody } from "../../scripts/lib/httpClient.ts";
 import { assertMatchesOpenApi } from "./openapi.ts";
@@ -50,6 +48,20 @@ export async function sendRaw(baseUrl: string, request: RawRequest): Promise<Raw
     });
     socket.on("error", reject);
   });
+  const { status, headers, split } = parseHead(raw);
+  const length = Number(headers["content-length"] ?? raw.length - split - 4);
+  const bytes = raw.subarray(split + 4, split + 4 + length);
+  const text = decodeBody(bytes, headers["content-encoding"]);
+  assertMatchesOpenApi({ method: request.method, path: request.path, status, headers, body: text });
+  return { status, headers, text };
+}
+
+/** The status and headers (names lower-cased, repeats joined) of the first answer in `raw`. */
+function parseHead(raw: Buffer): {
+  status: number;
+  headers: Record<string, string>;
+  split: number;
+} {
   const split = raw.indexOf("\r\n\r\n");
   if (split < 0) throw new Error(`no complete answer: ${raw.toString("latin1").slice(0, 200)}`);
   const [statusLine = "", ...headerLines] = raw.subarray(0, split).toString("latin1").split("\r\n");
@@ -61,66 +73,25 @@ export async function sendRaw(baseUrl: string, request: RawRequest): Promise<Raw
     const value = line.slice(colon + 1).trim();
     headers[name] = name in headers ? `${headers[name] ?? ""}, ${value}` : value;
   }
-  const length = Number(headers["content-length"] ?? raw.length - split - 4);
-  const bytes = raw.subarray(split + 4, split + 4 + length);
-  const text = decodeBody(bytes, headers["content-encoding"]);
-  assertMatchesOpenApi({ method: request.method, path: request.path, status, headers, body: text });
-  return { status, headers, text };
+  return { status, headers, split };
 }
 
-export interface PlainAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly text: string;
-}
-
-/**
- * A GET with the key, the path sent exactly as written. Not checked against openapi.yaml, which
- * cannot name a path that does not decode.
- */
-export function getAsWritten(baseUrl: string, key: string, path: string): Promise<PlainAnswer> {
-  const origin = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const call = request(
-      {
-        host: origin.hostname,
-        port: origin.port,
-        path,
-        headers: { authorization: `Bearer ${key}` },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => {
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers as Record<string, string>,
-            text: Buffer.concat(chunks).toString(),
-          });
-        });
-      },
-    );
-    call.on("error", reject);
-    call.end();
-  });
-}
-
-export interface SocketAnswer {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  /** The first answer's body. */
-  readonly text: string;
-  /** Everything the server sent. */
+export interface ExchangedBytes extends RawAnswer {
+  /** Everything the server sent (latin1), answers after the first included. */
   readonly raw: string;
+  /** From the connection to its close. */
   readonly ms: number;
 }
 
-/** Bytes on a socket, as no HTTP client would send them; the answer read to the end. */
+/**
+ * `bytes` on a new socket, half-closed after them unless `keepOpen`; everything read until the
+ * server closes it. Not checked against openapi.yaml: the first answer's body is taken as is.
+ */
 export function exchangeBytes(
   baseUrl: string,
   bytes: string | Buffer,
   keepOpen = false,
-): Promise<SocketAnswer> {
+): Promise<ExchangedBytes> {
   const origin = new URL(baseUrl);
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -132,22 +103,14 @@ export function exchangeBytes(
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     socket.on("error", reject);
     socket.on("close", () => {
-      const raw = Buffer.concat(chunks).toString("latin1");
-      const [head = "", text = ""] = raw.split("\r\n\r\n");
-      const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(
-        lines.map((line) => [
-          line.slice(0, line.indexOf(":")).toLowerCase(),
-          line.slice(line.indexOf(":") + 1).trim(),
-        ]),
-      );
-      resolve({
-        status: Number(statusLine.split(" ")[1]),
-        headers,
-        text,
-        raw,
-        ms: Date.now() - started,
-      });
+      const raw = Buffer.concat(chunks);
+      const { status, headers, split } = parseHead(raw);
+      const text =
+        raw
+          .subarray(split + 4)
+          .toString("latin1")
+          .split("\r\n\r\n")[0] ?? "";
+      resolve({ status, headers, text, raw: raw.toString("latin1"), ms: Date.now() - started });
     });
   });
 }

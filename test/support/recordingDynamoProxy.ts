@@ -1,7 +1,7 @@
 /**
- * A small HTTP proxy between the service's DynamoDB client and the embedded store that records
- * every call (X-Amz-Target operation and JSON input) under the label the test has set, e.g. the
- * function handling the current request.
+ * A proxy between the service's DynamoDB client and the embedded store (local/storeProxy.ts) that
+ * records every call (X-Amz-Target operation and JSON input) under the label the test has set,
+ * e.g. the function handling the current request.
  *
  * Two ways to drive the code's retry, recovery and clean-up paths, and with them the calls it
  * only makes there:
@@ -14,9 +14,7 @@
  *     request had written first); "error" answers a non-retryable ValidationException without
  *     forwarding (the call fails and nothing is written).
  */
-import { createServer, request as httpRequest } from "node:http";
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startStoreProxy, storeError } from "../../local/storeProxy.ts";
 
 export interface RecordedCall {
   readonly label: string;
@@ -40,127 +38,44 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-const faultAnswers: Record<Fault, { type: string; message: string }> = {
-  conditional: {
-    type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
-    message: "The conditional request failed",
-  },
-  error: {
-    type: "com.amazon.coral.validate#ValidationException",
-    message: "failure injected by the test's recording proxy",
-  },
+const faultAnswers = {
+  conditional: storeError(
+    400,
+    "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+    "The conditional request failed",
+  ),
+  error: storeError(
+    400,
+    "com.amazon.coral.validate#ValidationException",
+    "failure injected by the test's recording proxy",
+  ),
 };
 
+function parsed(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
 export async function startRecordingProxy(upstream: string): Promise<RecordingProxy> {
-  const target = new URL(upstream);
   const seen = new Set<string>();
-  const proxy: RecordingProxy = {
-    endpoint: "",
-    calls: [],
-    label: "setup",
-    loseFirstAnswers: false,
-    fault: undefined,
-    close: () =>
-      new Promise((done) => {
-        server.closeAllConnections();
-        server.close(() => {
-          done();
-        });
-      }),
-  };
-
-  const server = createServer((incoming, outgoing) => {
-    void (async () => {
-      const body = await readAll(incoming);
-      const operation =
-        String(incoming.headers["x-amz-target"] ?? "")
-          .split(".")
-          .pop() ?? "";
-      const text = body.toString("utf8");
-      const lose = proxy.loseFirstAnswers && !seen.has(text);
-      seen.add(text);
-      let input: unknown;
-      try {
-        input = JSON.parse(text);
-      } catch {
-        input = text;
-      }
-      const picked = proxy.fault?.(operation, input);
-      const fault = picked === "conditional" && !hasCondition(input) ? undefined : picked;
-      proxy.calls.push({ label: proxy.label, operation, input, lost: lose, fault });
-      if (fault === "error") {
-        answerFault(outgoing, fault);
-        return;
-      }
-      const answer = await forward(target, incoming.headers, body);
-      if (fault === "conditional") {
-        answerFault(outgoing, fault);
-        return;
-      }
-      if (lose) {
-        incoming.socket.destroy();
-        return;
-      }
-      outgoing.writeHead(answer.status, answer.headers);
-      outgoing.end(answer.body);
-    })().catch((error: unknown) => {
-      outgoing.writeHead(502, { "content-type": "text/plain" });
-      outgoing.end(String(error));
-    });
+  const settings = { label: "setup", loseFirstAnswers: false, fault: undefined };
+  const proxy: Omit<RecordingProxy, "endpoint" | "close"> = { calls: [], ...settings };
+  const store = await startStoreProxy(upstream, async ({ operation, body }, forward) => {
+    const input = parsed(body);
+    const lost = proxy.loseFirstAnswers && !seen.has(body);
+    seen.add(body);
+    const picked = proxy.fault?.(operation, input);
+    const conditional =
+      typeof input === "object" && input !== null && "ConditionExpression" in input;
+    const fault = picked === "conditional" && !conditional ? undefined : picked;
+    proxy.calls.push({ label: proxy.label, operation, input, lost, fault });
+    if (fault === "error") return faultAnswers.error;
+    const answer = await forward();
+    if (fault === "conditional") return faultAnswers.conditional;
+    return lost ? "cut" : answer;
   });
-  await new Promise<void>((done, fail) => {
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", done);
-  });
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(proxy, { endpoint: `http://127.0.0.1:${port}` });
-}
-
-function hasCondition(input: unknown): boolean {
-  return typeof input === "object" && input !== null && "ConditionExpression" in input;
-}
-
-function answerFault(outgoing: ServerResponse, fault: Fault): void {
-  const { type, message } = faultAnswers[fault];
-  outgoing.writeHead(400, { "content-type": "application/x-amz-json-1.0" });
-  outgoing.end(JSON.stringify({ __type: type, message }));
-}
-
-function readAll(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((done, fail) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () => {
-      done(Buffer.concat(chunks));
-    });
-    stream.on("error", fail);
-  });
-}
-
-function forward(
-  target: URL,
-  headers: IncomingHttpHeaders,
-  body: Buffer,
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((done, fail) => {
-    const outgoing = httpRequest(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        path: "/",
-        method: "POST",
-        headers: { ...headers, connection: "close" },
-      },
-      (response) => {
-        readAll(response).then((answer) => {
-          const rest = { ...response.headers };
-          delete rest.connection;
-          delete rest["transfer-encoding"];
-          done({ status: response.statusCode ?? 502, headers: rest, body: answer });
-        }, fail);
-      },
-    );
-    outgoing.on("error", fail);
-    outgoing.end(body);
-  });
+  return Object.assign(proxy, store);
 }

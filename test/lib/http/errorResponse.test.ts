@@ -1,4 +1,3 @@
-/** lib/http/errorResponse.ts: the one place an error becomes the contract's Error shape. */
 import { describe, expect, it } from "vitest";
 import { errors, StoreUnavailableError } from "../../../lib/errors.ts";
 import { toErrorResponse } from "../../../lib/http/errorResponse.ts";

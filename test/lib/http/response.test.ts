@@ -1,4 +1,3 @@
-/** lib/http/response.ts: the encoding chosen, the headers every answer carries, serialising once. */
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";

@@ -1,8 +1,8 @@
-/** lib/repositories/apiKeys.ts: how keys are made, and that the table holds only their hashes. */
+/** API keys as the repository makes and keeps them: random tokens, stored as hashes only. */
 import { describe, expect, it } from "vitest";
+import { ApiKeyStore, generateApiKey, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../../lib/auth.ts";
 import { ApiError } from "../../../lib/errors.ts";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 
 describe("generated keys are random b64tokens and stored only as SHA-256", () => {

@@ -1,8 +1,7 @@
 /**
- * The contract's error table and order of checks, over HTTP against the local server (the built
- * bundles behind the template's routes): what is decided before the body (404 / 405 route, 401
- * key, 501 after the key), the order of every check, and the headers every answer carries. Every
- * answer is also checked against openapi.yaml. Errors of the body itself: bodyErrors.test.ts.
+ * The contract's errors before a body is read, over HTTP against the local server: 401, 404,
+ * 405 and 501, the order of checks, and the contract's headers on every answer. Every answer is
+ * also checked against openapi.yaml. Body errors: ./bodyErrors.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCategory, send } from "../support/client.ts";

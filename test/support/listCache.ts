@@ -1,7 +1,8 @@
 /**
- * The list cache's test rig (test/reliability/listCache.test.ts): "containers", each its own
- * CategoryList over the real embedded store, counting the reads it makes, and a fresh table to
- * write to through the categories repository or straight to the table.
+ * The list cache tests' parts (test/reliability/listCache*.test.ts): containers, each with its own
+ * CategoryList as a Lambda container has, that record the reads they make; and a table with the
+ * ways to write to it: through the categories repository, or straight to the table to land a put
+ * without its commit.
  */
 import { settleMs } from "../../lib/categoryList/cache.ts";
 import { CategoryList } from "../../lib/categoryList/reader.ts";
@@ -18,19 +19,32 @@ import { soon } from "./dynamo.ts";
 /** Far enough ahead that every create made so far has settled (lib/categoryList/cache.ts). */
 export const settled = (): number => Date.now() + 3 * settleMs;
 
-export interface Container {
+export interface TestContainer {
   /** The reads of the last `ids()`. */
   readonly reads: string[];
-  /** The ids a list at the current version answers. */
-  readonly ids: () => Promise<number[]>;
+  /** The ids a list answers now. */
+  ids(): Promise<number[]>;
   readonly list: CategoryList;
+}
+
+export interface ListCacheTable {
+  readonly table: string;
+  readonly writer: CategoryStore;
+  /** A create through the repository; its id. */
+  readonly create: (name: string) => Promise<number>;
+  /** A put that lands without its commit: a create still in flight. */
+  readonly landUncommitted: (id: number) => Promise<void>;
 }
 
 /**
  * A container: its own cache, and the reads it made ("counter" is the one Query of the counter
  * and the recent withdrawals beside it).
  */
-export function container(db: DynamoDb, table: string, clock: () => number = Date.now): Container {
+export function container(
+  db: DynamoDb,
+  table: string,
+  clock: () => number = Date.now,
+): TestContainer {
   const reads: string[] = [];
   const reader = new CategoryReader(db, table);
   const counted: CategoryListSource = {
@@ -53,16 +67,8 @@ export function container(db: DynamoDb, table: string, clock: () => number = Dat
   };
 }
 
-export interface ListCacheTable {
-  readonly table: string;
-  readonly writer: CategoryStore;
-  readonly create: (name: string) => Promise<number>;
-  /** A put that lands without its commit: a create still in flight. */
-  readonly landUncommitted: (id: number) => Promise<void>;
-}
-
-/** A fresh table with a writer, a create, and a put that lands without its commit. */
-export async function setup(store: TestStore): Promise<ListCacheTable> {
+/** A new table in `store`, and the ways the tests write to it. */
+export async function listCacheTable(store: TestStore): Promise<ListCacheTable> {
   const table = await store.newTable();
   const writer = new CategoryStore(store.db, table);
   const create = async (name: string) => (await writer.create({ name }, `r-${name}`, soon())).id;

@@ -7,8 +7,8 @@ import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../local/template.ts";
-import { loadOpenApi, openApiPath, operationMethods } from "./support/openapi.ts";
+import { projectRoot } from "../../local/template.ts";
+import { loadOpenApi, openApiPath, operationMethods } from "../support/openapiDocument.ts";
 
 type JsonObject = Readonly<Record<string, unknown>>;
 

@@ -1,0 +1,111 @@
+/**
+ * deploy() in-process, with the build, the spawns and the smoke test replaced by recorders:
+ * builds before it deploys, hands `sam deploy` the commit/version tags, asks before production
+ * (and only on a terminal), smoke-tests the stage afterwards (read-only in production), says how
+ * to roll back when that fails, and passes sam's or the build's failure on.
+ */
+import { describe, expect, it } from "vitest";
+import { deploy, samDeployArgs } from "../../../scripts/deploy.ts";
+import { deployTags, fakeDeployIo, key, sha } from "../../support/deployStandIns.ts";
+
+describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
+  it("staging: builds, deploys with the tags, then smoke-tests BaseUrl with one write", async () => {
+    const fake = fakeDeployIo();
+    expect(await deploy(["staging"], fake)).toBe(0);
+    expect(fake.log.filter((line) => ["build", "run", "smoke"].includes(line))).toEqual([
+      "build",
+      "run",
+      "smoke",
+    ]);
+    expect(fake.runs).toEqual([
+      [
+        "/opt/sam/bin/sam",
+        ...samDeployArgs("staging", { yes: false, tags: deployTags("staging") }),
+      ],
+    ]);
+    expect(fake.smokes).toEqual([["https://api.example/v1", true]]);
+    expect(fake.log.join("\n")).not.toContain(key);
+  });
+
+  it("production: the smoke test is read-only", async () => {
+    const fake = fakeDeployIo();
+    expect(await deploy(["production", "--yes"], fake)).toBe(0);
+    expect(fake.smokes).toEqual([["https://api.example/v1", false]]);
+  });
+
+  it("a failed smoke test fails the deploy and says how to roll back", async () => {
+    const fake = fakeDeployIo({ smoke: () => Promise.resolve(false) });
+    expect(await deploy(["production", "--yes"], fake)).toBe(1);
+    const said = fake.log.join("\n");
+    expect(said).toContain("smoke test failed");
+    expect(said).toContain(
+      "aws lambda update-alias --region eu-west-1 --function-name petstore-production-listCategories --name live",
+    );
+    expect(said).toContain(
+      "git checkout <previous tag or commit> && npm ci && npm run deploy -- production",
+    );
+  });
+
+  it("--no-build deploys the dist/ that is there; --no-smoke skips the smoke test", async () => {
+    const fake = fakeDeployIo();
+    expect(await deploy(["staging", "--no-build", "--no-smoke"], fake)).toBe(0);
+    expect(fake.log).not.toContain("build");
+    expect(fake.log).not.toContain("smoke");
+    expect(fake.runs).toHaveLength(1);
+  });
+
+  it("tags a staging deploy from a dirty tree as such; production refuses one", async () => {
+    const staging = fakeDeployIo({}, true);
+    expect(await deploy(["staging"], staging)).toBe(0);
+    expect(staging.runs[0]).toContain(deployTags("staging").replace(sha, `${sha}-dirty`));
+    const production = fakeDeployIo({}, true);
+    expect(await deploy(["production", "--yes"], production)).toBe(2);
+    expect(production.runs).toEqual([]);
+  });
+
+  it("production on a terminal: asks, and deploys only on yes", async () => {
+    const questions: string[] = [];
+    const declined = fakeDeployIo({
+      interactive: true,
+      confirm: (question) => {
+        questions.push(question);
+        return Promise.resolve(false);
+      },
+    });
+    expect(await deploy(["production"], declined)).toBe(1);
+    expect(declined.log).not.toContain("build");
+    expect(declined.runs).toEqual([]);
+    expect(questions[0]).toContain("petstore-production");
+
+    const accepted = fakeDeployIo({ interactive: true, confirm: () => Promise.resolve(true) });
+    expect(await deploy(["production"], accepted)).toBe(0);
+    // SAM's own change set review stays on (confirm_changeset = true in samconfig.toml).
+    expect(accepted.runs[0]).not.toContain("--no-confirm-changeset");
+  });
+
+  it("production with --yes: no question, no change set prompt; staging never asks", async () => {
+    let asked = false;
+    const confirm = (): Promise<boolean> => {
+      asked = true;
+      return Promise.resolve(true);
+    };
+    const fake = fakeDeployIo({ confirm });
+    expect(await deploy(["production", "--yes"], fake)).toBe(0);
+    expect(fake.runs[0]?.slice(-1)).toEqual(["--no-confirm-changeset"]);
+    expect(await deploy(["staging"], fakeDeployIo({ confirm }))).toBe(0);
+    expect(asked).toBe(false);
+  });
+
+  it("passes sam's failure on, and runs no smoke test", async () => {
+    const fake = fakeDeployIo({ run: () => Promise.resolve(3) });
+    expect(await deploy(["staging"], fake)).toBe(3);
+    expect(fake.log).not.toContain("smoke");
+    expect(fake.log.join("\n")).toContain("sam deploy failed");
+  });
+
+  it("does not deploy when the build fails", async () => {
+    const fake = fakeDeployIo({ build: () => Promise.reject(new Error("esbuild failed")) });
+    await expect(deploy(["staging"], fake)).rejects.toThrow("esbuild failed");
+    expect(fake.runs).toEqual([]);
+  });
+});

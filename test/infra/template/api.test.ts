@@ -1,0 +1,94 @@
+/**
+ * The HTTP API as infra/template.yaml declares it: one API on its $default stage, the BaseUrl
+ * output ending in /v1, per-stage throttling, JSON access logs, and CORS off unless a stage
+ * lists origins.
+ */
+import { describe, expect, it } from "vitest";
+import { stageConfig, stages } from "../../../scripts/stages.ts";
+import { evaluate, parameterValues } from "../../support/cfnConditions.ts";
+import { getAttArnOf, isObject, text } from "../../support/cloudFormation.ts";
+import { ofType, resources, template } from "../../support/templateResources.ts";
+
+describe("API", () => {
+  it("has no API Gateway stage named Stage (one HTTP API on its $default stage)", () => {
+    expect(ofType("AWS::Serverless::Api")).toEqual([]);
+    const apis = ofType("AWS::Serverless::HttpApi");
+    expect(apis.map(([id]) => id)).toEqual(["HttpApi"]);
+    for (const [, api] of apis) {
+      // No StageName means SAM's `$default` stage; any name would also enter the URL.
+      expect(api.Properties?.StageName).toBeUndefined();
+    }
+    const stageNames = resources
+      .filter(([, resource]) => resource.Properties?.StageName !== undefined)
+      .map(([id, resource]) => `${id}: ${JSON.stringify(resource.Properties?.StageName)}`);
+    expect(stageNames).toEqual([]);
+    expect(JSON.stringify(template)).not.toMatch(/"StageName":\s*"Stage"/);
+  });
+
+  it("outputs BaseUrl: the API's address ending in /v1", () => {
+    const value = template.Outputs.BaseUrl?.Value;
+    expect(value).toEqual({
+      "Fn::Sub": "https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/v1",
+    });
+  });
+
+  it("throttles the stage by parameters (rate and burst per stage)", () => {
+    expect(template.Resources.HttpApi?.Properties?.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: { Ref: "ThrottlingRateLimit" },
+      ThrottlingBurstLimit: { Ref: "ThrottlingBurstLimit" },
+    });
+  });
+
+  it("writes JSON access logs with request id, route, status and latency", () => {
+    const settings = template.Resources.HttpApi?.Properties?.AccessLogSettings;
+    expect(isObject(settings)).toBe(true);
+    if (!isObject(settings)) return;
+    expect(getAttArnOf(settings.DestinationArn)).toBe("AccessLogGroup");
+    const format = JSON.parse(text(settings.Format)) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: "$context.requestId",
+      routeKey: "$context.routeKey",
+      status: "$context.status",
+      latencyMs: "$context.responseLatency",
+    });
+  });
+
+  it.each(stages)(
+    "CORS in %s: off when the stage gives no origins, else exactly those",
+    (stage) => {
+      const { parameters } = stageConfig(stage);
+      const cors = evaluate(
+        template.Resources.HttpApi?.Properties?.CorsConfiguration,
+        parameterValues(template, parameters),
+        template.Conditions,
+      );
+      const origins = parameters.CorsAllowedOrigins ?? "";
+      if (origins === "") expect(cors).toBeUndefined();
+      else expect(cors).toMatchObject({ AllowOrigins: origins.split(",") });
+    },
+  );
+
+  it("CORS, when on, allows only the listed origins and the API's methods and headers", () => {
+    const cors = evaluate(
+      template.Resources.HttpApi?.Properties?.CorsConfiguration,
+      parameterValues(template, {
+        ...stageConfig("staging").parameters,
+        CorsAllowedOrigins: "https://a.example,https://b.example",
+      }),
+      template.Conditions,
+    );
+    expect(cors).toMatchObject({
+      AllowOrigins: ["https://a.example", "https://b.example"],
+      AllowMethods: ["GET", "POST"],
+      AllowCredentials: false,
+    });
+    // CloudFormation matches AllowedPattern against each value of a CommaDelimitedList.
+    const pattern = new RegExp(text(template.Parameters.CorsAllowedOrigins?.AllowedPattern));
+    const accepts = (list: string): boolean => list.split(",").every((v) => pattern.test(v));
+    expect(accepts("")).toBe(true);
+    expect(accepts("https://a.example,https://b.example:8443")).toBe(true);
+    expect(accepts("*")).toBe(false);
+    expect(accepts("https://*.example")).toBe(false);
+    expect(accepts("a.example")).toBe(false);
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * The functions as infra/template.yaml declares them: runtime, architecture and the built
+ * bundle, timeouts under API Gateway's, configuration from the environment, JSON logs into
+ * groups with retention, and a role of their own.
+ */
+import { describe, expect, it } from "vitest";
+import { functionsOf } from "../../../local/template.ts";
+import { getAttArnOf, isObject, refOf, text } from "../../support/cloudFormation.ts";
+import {
+  apiFunctions,
+  environmentOf,
+  functions,
+  ofType,
+  prop,
+  template,
+} from "../../support/templateResources.ts";
+
+describe("functions", () => {
+  it("are the three the routes need, and CodeDeploy's pre-traffic hook", () => {
+    const specs = functionsOf();
+    expect(specs.filter((spec) => spec.routeKeys.length > 0).map((spec) => spec.name)).toEqual([
+      "listCategories",
+      "createCategory",
+      "routeFallback",
+    ]);
+    expect(specs.filter((spec) => spec.routeKeys.length === 0).map((spec) => spec.name)).toEqual([
+      "preTrafficHook",
+    ]);
+  });
+
+  it.each(functions)("%s: nodejs24.x on arm64, handler index.handler in ../dist", (id) => {
+    expect(prop(id, "Runtime")).toBe("nodejs24.x");
+    expect(prop(id, "Architectures")).toEqual(["arm64"]);
+    expect(prop(id, "Handler")).toBe("index.handler");
+    expect(prop(id, "CodeUri")).toMatch(/^\.\.\/dist\/[A-Za-z]+$/);
+    // No SAM build step: the bundle is `npm run build`'s, and no second bundler can drift.
+    expect(template.Resources[id]?.Metadata).toBeUndefined();
+    expect(prop(id, "InlineCode")).toBeUndefined();
+  });
+
+  it.each(apiFunctions)("%s: explicit timeout under API Gateway's 30 s", (id) => {
+    const timeout = prop(id, "Timeout");
+    expect(typeof timeout).toBe("number");
+    expect(Number(timeout)).toBeGreaterThanOrEqual(3);
+    expect(Number(timeout)).toBeLessThan(30);
+  });
+
+  it.each(functions)(
+    "%s: config from the environment; no source-map flag on the cold start",
+    (id) => {
+      const variables = environmentOf(id);
+      // Parsing the map on every cold start costs 3-4x the import (lib/stackTrace.ts maps stacks).
+      expect(text(variables.NODE_OPTIONS).split(/\s+/)).not.toContain("--enable-source-maps");
+      expect(refOf(variables.TABLE_NAME)).toBe("CategoriesTable");
+      // Lambda sets AWS_REGION and the credentials itself; the template must not.
+      for (const name of ["AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]) {
+        expect(variables).not.toHaveProperty(name);
+      }
+    },
+  );
+
+  it.each(functions)("%s: JSON logs into its own log group with explicit retention", (id) => {
+    const logging = prop(id, "LoggingConfig");
+    expect(isObject(logging)).toBe(true);
+    if (!isObject(logging)) return;
+    expect(logging.LogFormat).toBe("JSON");
+    const groupId = refOf(logging.LogGroup) ?? "";
+    const group = template.Resources[groupId];
+    expect(group?.Type).toBe("AWS::Logs::LogGroup");
+    expect(group?.Properties?.RetentionInDays).toEqual({ Ref: "LogRetentionDays" });
+    // The group Lambda would otherwise create on its own, without retention.
+    const name = (prop(id, "FunctionName") as { "Fn::Sub"?: string })["Fn::Sub"];
+    expect(group?.Properties?.LogGroupName).toEqual({ "Fn::Sub": `/aws/lambda/${String(name)}` });
+  });
+
+  it.each(functions)("%s: runs as its own role", (id) => {
+    expect(prop(id, "Policies")).toBeUndefined();
+    const role = getAttArnOf(prop(id, "Role"));
+    expect(template.Resources[role ?? ""]?.Type).toBe("AWS::IAM::Role");
+    const users = functions.filter(([other]) => getAttArnOf(prop(other, "Role")) === role);
+    expect(users.map(([other]) => other)).toEqual([id]);
+  });
+
+  it("every log group has an explicit retention", () => {
+    for (const [id, group] of ofType("AWS::Logs::LogGroup")) {
+      expect(group.Properties?.RetentionInDays, id).toEqual({ Ref: "LogRetentionDays" });
+    }
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The table as infra/template.yaml declares it: one on-demand table, recoverable and encrypted,
+ * named for the stage, retained and protected exactly in production.
+ */
+import { describe, expect, it } from "vitest";
+import { stageConfig, stages } from "../../../scripts/stages.ts";
+import { evaluate, parameterValues } from "../../support/cfnConditions.ts";
+import type { Json } from "../../support/cloudFormation.ts";
+import { asArray, isObject } from "../../support/cloudFormation.ts";
+import { ofType, template } from "../../support/templateResources.ts";
+
+describe("table", () => {
+  const tables = ofType("AWS::DynamoDB::Table");
+  const [tableId = "", table] = tables[0] ?? [];
+  const props = table?.Properties ?? {};
+
+  it("is one on-demand table with point-in-time recovery and encryption at rest", () => {
+    expect(tables).toHaveLength(1);
+    expect(props.BillingMode).toBe("PAY_PER_REQUEST");
+    expect(props.ProvisionedThroughput).toBeUndefined();
+    expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(props.SSESpecification).toMatchObject({ SSEEnabled: true });
+    expect(props.TimeToLiveSpecification).toEqual({ AttributeName: "ttl", Enabled: true });
+  });
+
+  it("is named petstore-<stage>, the name the keys command uses", () => {
+    expect(props.TableName).toEqual({ "Fn::Sub": "petstore-${Stage}" });
+  });
+
+  it.each(stages)("in %s: retained and protected exactly when production", (stage) => {
+    const parameters = parameterValues(template, stageConfig(stage).parameters);
+    const policy = (attribute: string): Json | undefined =>
+      evaluate(table?.[attribute], parameters, template.Conditions);
+    const production = stage === "production";
+    expect(policy("DeletionPolicy"), tableId).toBe(production ? "Retain" : "Delete");
+    expect(policy("UpdateReplacePolicy")).toBe(production ? "Retain" : "Delete");
+    expect(evaluate(props.DeletionProtectionEnabled, parameters, template.Conditions)).toBe(
+      production,
+    );
+  });
+
+  it("conditional policies are resolved by AWS::LanguageExtensions, before SAM", () => {
+    const conditional = isObject(table?.DeletionPolicy) || isObject(table?.UpdateReplacePolicy);
+    if (conditional) {
+      expect(asArray(template.Transform)).toEqual([
+        "AWS::LanguageExtensions",
+        "AWS::Serverless-2016-10-31",
+      ]);
+    }
+  });
+});
