@@ -27,14 +27,15 @@ import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
 import {
   applyingFaults,
-  consistency,
-  expectConsistent,
-  lambdaTimeoutMs,
-  logEntries,
   rejectingFaults,
   seededRandom,
-  sleep,
   startChaos,
+} from "../support/faultChaos.ts";
+import { consistency, expectConsistent } from "../support/faultConsistency.ts";
+import {
+  lambdaTimeoutMs,
+  logEntries,
+  sleep,
   startFaultStack,
   waitForLogLines,
 } from "../support/faultStack.ts";

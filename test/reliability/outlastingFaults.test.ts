@@ -11,8 +11,8 @@ import { describe, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import type { Fault } from "../support/faultProxy.ts";
+import { consistency } from "../support/faultConsistency.ts";
 import {
-  consistency,
   lambdaTimeoutMs,
   logEntries,
   slowDelayMs,

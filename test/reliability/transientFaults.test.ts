@@ -16,11 +16,10 @@ import type { Category } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
+import { rejectingFaults } from "../support/faultChaos.ts";
+import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
 import {
-  expectConsistent,
   logEntries,
-  rejectingFaults,
-  reportFigures,
   sleep,
   slowDelayMs,
   startFaultStack,
