@@ -6,68 +6,18 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
-import type { KeyLookup } from "../../lib/auth.ts";
+import { ApiKeyStore, generateApiKey } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier } from "../../lib/auth.ts";
 import { ConfigError, readConfig } from "../../lib/config.ts";
-import { loadTemplate } from "../../local/template.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
-
-const contractLimitMs = 60_000;
-const start = Date.parse("2026-03-01T12:00:00.000Z");
-const baseEnv = { TABLE_NAME: "petstore-test", AWS_REGION: "eu-west-1" };
-
-/** API_KEY_CACHE_SECONDS of each function in infra/template.yaml, Globals applied. */
-function deployedCacheSettings(): Map<string, string | undefined> {
-  const template = loadTemplate();
-  const variables = (holder: unknown): Record<string, unknown> =>
-    (holder as { Environment?: { Variables?: Record<string, unknown> } } | undefined)?.Environment
-      ?.Variables ?? {};
-  const global = variables(template.Globals?.Function).API_KEY_CACHE_SECONDS;
-  const settings = new Map<string, string | undefined>();
-  for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type !== "AWS::Serverless::Function") continue;
-    const value = variables(resource.Properties).API_KEY_CACHE_SECONDS ?? global;
-    if (value !== undefined && typeof value !== "string") {
-      throw new Error(`${id}: API_KEY_CACHE_SECONDS must be a literal string to be checked here`);
-    }
-    settings.set(id, value);
-  }
-  return settings;
-}
-
-/** A key store of one record that the test changes at will. */
-class OneKey implements KeyLookup {
-  readonly key: string;
-  readonly hash: string;
-  current: ApiKeyRecord;
-  lookups = 0;
-  constructor(key: string, record: Partial<ApiKeyRecord> = {}) {
-    this.key = key;
-    this.hash = hashApiKey(key);
-    this.current = {
-      keyId: "key_revocation",
-      label: "t",
-      createdAt: "2026-01-01T00:00:00Z",
-      ...record,
-    };
-  }
-  find(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    this.lookups += 1;
-    return Promise.resolve(keyHash === this.hash ? this.current : undefined);
-  }
-}
-
-async function accepted(verifier: ApiKeyVerifier, key: string): Promise<boolean> {
-  try {
-    await verifier.authenticate(`Bearer ${key}`, soon());
-    return true;
-  } catch (error) {
-    expect(error).toMatchObject({ status: 401, code: "unauthorized" });
-    return false;
-  }
-}
+import {
+  accepted,
+  baseEnv,
+  contractLimitMs,
+  deployedCacheSettings,
+  OneKey,
+  start,
+} from "../support/keyClock.ts";
 
 /** Request times (ms after the first, accepted, request), sorted. */
 const requestTimes = fc
