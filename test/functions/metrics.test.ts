@@ -6,120 +6,14 @@
  * and the local server run them (local/functionHost.ts), with the environment the template gives
  * (STAGE) and a fault proxy between them and the embedded store.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HttpEvent } from "../../lib/http/message.ts";
-import { metricNames, metricsNamespace, metricsService } from "../../lib/metrics.ts";
-import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
+import { describe, expect, it } from "vitest";
+import { metricNames } from "../../lib/metrics.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
-import type { DynamoDb } from "../../lib/dynamodb.ts";
-import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { FunctionHost } from "../../local/functionHost.ts";
-import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
-import { functionsOf } from "../../local/template.ts";
-import type { FaultProxy } from "../support/faultProxy.ts";
-import { startFaultProxy } from "../support/faultProxy.ts";
-import type { EmfDocument } from "../support/emf.ts";
-import { declared, declaring, isEmfLine, parseEmf, total } from "../support/emf.ts";
-import { bodyText, loadEvent } from "./harness.ts";
+import { declared, declaring, isEmfLine, total } from "../support/emf.ts";
+import { loadEvent } from "./harness.ts";
+import { db, invoke, metric, proxy, tableName, useMetricsRig, withKey } from "./metricsRig.ts";
 
-const stage = "staging";
-const tableName = "petstore-metrics";
-/** A short Lambda timeout, so a request that meets a store outage gives up within ~2 s. */
-const timeoutSeconds = 2;
-const operations = ["createCategory", "listCategories", "routeFallback"] as const;
-type Operation = (typeof operations)[number];
-
-let dynamo: EmbeddedDynamo;
-let proxy: FaultProxy;
-let db: DynamoDb;
-const hosts = new Map<Operation, FunctionHost>();
-const stdout: string[] = [];
-
-beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo();
-  proxy = await startFaultProxy(dynamo.endpoint);
-  db = localClient(dynamo.endpoint);
-  await ensureTable(db, tableName);
-  await new ApiKeyStore(db, tableName).issue(
-    sampleKeyLabel,
-    undefined,
-    Date.now() + 10_000,
-    sampleApiKey,
-  );
-  const env = {
-    ...localFunctionEnv(proxy.endpoint, tableName),
-    STAGE: stage,
-    // As Lambda sets it: Powertools counts cold starts of on-demand environments only.
-    AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
-  };
-  const output = {
-    stdout: (text: string) => stdout.push(...text.split("\n").filter(Boolean)),
-    stderr: () => undefined,
-  };
-  for (const spec of functionsOf()) {
-    const name = operations.find((operation) => operation === spec.name);
-    if (name) hosts.set(name, new FunctionHost({ ...spec, timeoutSeconds }, env, output));
-  }
-});
-afterAll(async () => {
-  await Promise.all([...hosts.values()].map((host) => host.close()));
-  db.close();
-  await proxy.close();
-  await dynamo.close();
-});
-
-interface Invocation {
-  readonly statusCode: number;
-  readonly body: string;
-  /** Every stdout line of the invocation, as the function wrote it. */
-  readonly lines: readonly string[];
-  /** The EMF documents among them. */
-  readonly documents: readonly EmfDocument[];
-}
-
-async function invoke(operation: Operation, event: HttpEvent): Promise<Invocation> {
-  const host = hosts.get(operation);
-  if (!host) throw new Error(`${operation} is not in infra/template.yaml`);
-  const before = stdout.length;
-  const outcome = await host.invoke(event);
-  if (!outcome.ok) throw new Error(`${operation} failed: ${outcome.error.message}`);
-  const result = outcome.result as {
-    statusCode: number;
-    body: string;
-    headers: Record<string, string>;
-    isBase64Encoded: boolean;
-  };
-  const lines = stdout.slice(before);
-  return {
-    statusCode: result.statusCode,
-    body: bodyText(result),
-    lines,
-    documents: lines.filter(isEmfLine).map(parseEmf),
-  };
-}
-
-/** The one document of `invocation` that declares `name`, checked for namespace and dimensions. */
-function metric(invocation: Invocation, name: string, operation: Operation): EmfDocument {
-  const found = declaring(invocation.lines, name);
-  expect(found, `${name} in ${invocation.lines.join("\n")}`).toHaveLength(1);
-  const [document] = found;
-  if (!document) throw new Error(`no ${name} document`);
-  const { namespace, dimensions } = declared(document);
-  expect(namespace).toBe(metricsNamespace);
-  expect(dimensions).toEqual(
-    name === metricNames.errors
-      ? ["code", "function", "service", "stage"]
-      : ["function", "service", "stage"],
-  );
-  expect(document).toMatchObject({ service: metricsService, stage, function: operation });
-  return document;
-}
-
-const withKey = (event: HttpEvent, key: string): HttpEvent => ({
-  ...event,
-  headers: { ...event.headers, "idempotency-key": key },
-});
+useMetricsRig();
 
 describe("each invocation writes its metrics as raw EMF lines beside the one request log line", () => {
   it("a create: CategoriesCreated 1; the request log line is a separate, plain line", async () => {

@@ -4,12 +4,12 @@
  * route to `$default`, and answers what Node's HTTP parser refuses, or what never finishes
  * arriving, in the Error shape.
  */
-import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Answer, ErrorBody } from "../support/client.ts";
 import { listCategories, send } from "../support/client.ts";
-import { request } from "node:http";
+import { send as exactly } from "../../scripts/lib/httpClient.ts";
 import { useLocalServer } from "../support/localServer.ts";
+import { exchangeBytes } from "../support/rawHttp.ts";
 
 const requestTimeoutMs = 600;
 const server = useLocalServer({ env: { REQUEST_TIMEOUT_MS: String(requestTimeoutMs) } });
@@ -57,92 +57,19 @@ describe("a path parameter whose escapes do not decode matches no route: 404, ne
   });
 });
 
-interface PlainAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly text: string;
-}
-
 /**
- * A GET with the key, the path sent exactly as written. Not checked against openapi.yaml, which
- * cannot name a path that does not decode.
+ * A GET with the key, the path sent exactly as written, through the project's client unchecked:
+ * openapi.yaml cannot name a path that does not decode.
  */
-function get(path: string): Promise<PlainAnswer> {
-  const origin = new URL(url);
-  return new Promise((resolve, reject) => {
-    const call = request(
-      {
-        host: origin.hostname,
-        port: origin.port,
-        path,
-        headers: { authorization: `Bearer ${key}` },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => {
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers as Record<string, string>,
-            text: Buffer.concat(chunks).toString(),
-          });
-        });
-      },
-    );
-    call.on("error", reject);
-    call.end();
-  });
-}
-
-interface RawAnswer {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  /** The first answer's body. */
-  readonly text: string;
-  /** Everything the server sent. */
-  readonly raw: string;
-  readonly ms: number;
-}
-
-/** Bytes on a socket, as no HTTP client would send them; the answer read to the end. */
-function rawExchange(bytes: string | Buffer, keepOpen = false): Promise<RawAnswer> {
-  const origin = new URL(url);
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: origin.hostname, port: Number(origin.port) }, () => {
-      socket.write(bytes);
-      if (!keepOpen) socket.end();
-    });
-    const chunks: Buffer[] = [];
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const raw = Buffer.concat(chunks).toString("latin1");
-      const [head = "", text = ""] = raw.split("\r\n\r\n");
-      const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(
-        lines.map((line) => [
-          line.slice(0, line.indexOf(":")).toLowerCase(),
-          line.slice(line.indexOf(":") + 1).trim(),
-        ]),
-      );
-      resolve({
-        status: Number(statusLine.split(" ")[1]),
-        headers,
-        text,
-        raw,
-        ms: Date.now() - started,
-      });
-    });
-  });
-}
+const get = (path: string): Promise<Answer> => exactly(url, { path, key });
 
 const host = (): string => `Host: ${new URL(url).host}\r\n`;
 
 describe("requests Node's HTTP parser refuses are answered in the Error shape", () => {
   it("431 request_header_fields_too_large for oversized headers", async () => {
     const big = "a".repeat(20_000);
-    const answer = await rawExchange(
+    const answer = await exchangeBytes(
+      url,
       `GET /v1/categories HTTP/1.1\r\n${host()}X-Big: ${big}\r\n\r\n`,
     );
     expect(answer).toBeApiError(431, "request_header_fields_too_large");
@@ -157,17 +84,24 @@ describe("requests Node's HTTP parser refuses are answered in the Error shape", 
     ["a control byte in a header", "GET", "X-Bad: a\u0001b\r\n\r\n"],
     ["an unknown method", "BREW", "\r\n"],
   ])("400 bad_request for %s", async (_, method, rest) => {
-    const answer = await rawExchange(`${method} /v1/categories HTTP/1.1\r\n${host()}${rest}`);
+    const answer = await exchangeBytes(
+      url,
+      `${method} /v1/categories HTTP/1.1\r\n${host()}${rest}`,
+    );
     expect(answer).toBeApiError(400, "bad_request");
   });
 
   it("400 bad_request for an HTTP/1.1 request without Host", async () => {
-    const answer = await rawExchange("GET /v1/categories HTTP/1.1\r\nConnection: close\r\n\r\n");
+    const answer = await exchangeBytes(
+      url,
+      "GET /v1/categories HTTP/1.1\r\nConnection: close\r\n\r\n",
+    );
     expect(answer).toBeApiError(400, "bad_request");
   });
 
   it("400 bad_request for the bytes after a body longer than its Content-Length", async () => {
-    const answer = await rawExchange(
+    const answer = await exchangeBytes(
+      url,
       `POST /v1/categories HTTP/1.1\r\n${host()}Content-Length: 2\r\n\r\n{}garbage\r\n\r\n`,
     );
     // The extra bytes are refused (the declared request may be answered first: 401, no key).
@@ -179,7 +113,8 @@ describe("requests Node's HTTP parser refuses are answered in the Error shape", 
 
 describe("a request that does not arrive in time is given up, as the gateway does", () => {
   it(`408 request_timeout when the body stalls (REQUEST_TIMEOUT_MS=${requestTimeoutMs})`, async () => {
-    const answer = await rawExchange(
+    const answer = await exchangeBytes(
+      url,
       `POST /v1/categories HTTP/1.1\r\n${host()}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
       true,
     );

@@ -5,66 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { settleMs } from "../../lib/categoryList/cache.ts";
-import { CategoryList } from "../../lib/categoryList/reader.ts";
-import type { DynamoDb } from "../../lib/dynamodb.ts";
-import type { Category } from "../../lib/repositories/categories.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
-import type { CategoryListSource } from "../../lib/repositories/categoryReads.ts";
-import { CategoryReader } from "../../lib/repositories/categoryReads.ts";
 import { keys } from "../../lib/table/schema.ts";
 import { Table } from "../../lib/table/table.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";
+import { container, listCacheTable, settled } from "../support/listCache.ts";
 
 const store = useFaultyStore({ attemptTimeoutMs: 2_000 });
-
-/** Far enough ahead that every create made so far has settled (lib/categoryList/cache.ts). */
-const settled = (): number => Date.now() + 3 * settleMs;
-
-/**
- * A container: its own cache, and the reads it made ("counter" is the one Query of the counter
- * and the recent withdrawals beside it).
- */
-function container(db: DynamoDb, table: string, clock: () => number = Date.now) {
-  const reads: string[] = [];
-  const reader = new CategoryReader(db, table);
-  const counted: CategoryListSource = {
-    readCounter: (since, deadline) => (reads.push("counter"), reader.readCounter(since, deadline)),
-    readRange: (low, high, deadline) => (
-      reads.push(`range ${low}-${high}`),
-      reader.readRange(low, high, deadline)
-    ),
-    readIds: (ids, deadline) => (reads.push(`ids ${ids.join(",")}`), reader.readIds(ids, deadline)),
-  };
-  const list = new CategoryList(counted, clock);
-  return {
-    reads,
-    async ids(): Promise<number[]> {
-      reads.length = 0;
-      const categories = await list.categories(await list.version(soon()), soon());
-      return categories.map((category: Category) => category.id);
-    },
-    list,
-  };
-}
-
-async function setup() {
-  const table = await store.newTable();
-  const writer = new CategoryStore(store.db, table);
-  const create = async (name: string) => (await writer.create({ name }, `r-${name}`, soon())).id;
-  /** A put that lands without its commit: a create still in flight. */
-  const landUncommitted = (id: number) =>
-    new Table(store.db, table).put(
-      keys.category(id),
-      {
-        id,
-        name: `n${id}`,
-        createdAt: new Date().toISOString(),
-        requestId: `r${id}`,
-      },
-      soon(),
-    );
-  return { table, writer, create, landUncommitted };
-}
+const setup = () => listCacheTable(store);
 
 describe("in steady state a list costs one counter read, whatever the store holds", () => {
   it("serves a second list from the cache after reading only the counter", async () => {

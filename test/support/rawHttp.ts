@@ -1,8 +1,9 @@
 /**
  * Requests as raw bytes on a socket, for what node:http will not send: header values with bytes
- * outside ASCII (obs-text such as 0xA0 or 0xFF, or a key written in UTF-8) exactly as given. The
- * answer is read to the end (Connection: close), decoded from its Content-Encoding and checked
- * against openapi.yaml like every answer the HTTP client sees.
+ * outside ASCII (obs-text such as 0xA0 or 0xFF, or a key written in UTF-8) exactly as given
+ * (`sendRaw`: the answer is read to the end, decoded from its Content-Encoding and checked
+ * against openapi.yaml like every answer the HTTP client sees), and bytes no HTTP client would
+ * send at all (`exchangeBytes`: what Node's parser refuses, a body that stalls).
  */
 import { connect } from "node:net";
 import { decodeBody } from "../../scripts/lib/httpClient.ts";
@@ -47,6 +48,20 @@ export async function sendRaw(baseUrl: string, request: RawRequest): Promise<Raw
     });
     socket.on("error", reject);
   });
+  const { status, headers, split } = parseHead(raw);
+  const length = Number(headers["content-length"] ?? raw.length - split - 4);
+  const bytes = raw.subarray(split + 4, split + 4 + length);
+  const text = decodeBody(bytes, headers["content-encoding"]);
+  assertMatchesOpenApi({ method: request.method, path: request.path, status, headers, body: text });
+  return { status, headers, text };
+}
+
+/** The status and headers (names lower-cased, repeats joined) of the first answer in `raw`. */
+function parseHead(raw: Buffer): {
+  status: number;
+  headers: Record<string, string>;
+  split: number;
+} {
   const split = raw.indexOf("\r\n\r\n");
   if (split < 0) throw new Error(`no complete answer: ${raw.toString("latin1").slice(0, 200)}`);
   const [statusLine = "", ...headerLines] = raw.subarray(0, split).toString("latin1").split("\r\n");
@@ -58,9 +73,44 @@ export async function sendRaw(baseUrl: string, request: RawRequest): Promise<Raw
     const value = line.slice(colon + 1).trim();
     headers[name] = name in headers ? `${headers[name] ?? ""}, ${value}` : value;
   }
-  const length = Number(headers["content-length"] ?? raw.length - split - 4);
-  const bytes = raw.subarray(split + 4, split + 4 + length);
-  const text = decodeBody(bytes, headers["content-encoding"]);
-  assertMatchesOpenApi({ method: request.method, path: request.path, status, headers, body: text });
-  return { status, headers, text };
+  return { status, headers, split };
+}
+
+export interface ExchangedBytes extends RawAnswer {
+  /** Everything the server sent (latin1), answers after the first included. */
+  readonly raw: string;
+  /** From the connection to its close. */
+  readonly ms: number;
+}
+
+/**
+ * `bytes` on a new socket, half-closed after them unless `keepOpen`; everything read until the
+ * server closes it. Not checked against openapi.yaml: the first answer's body is taken as is.
+ */
+export function exchangeBytes(
+  baseUrl: string,
+  bytes: string | Buffer,
+  keepOpen = false,
+): Promise<ExchangedBytes> {
+  const origin = new URL(baseUrl);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: origin.hostname, port: Number(origin.port) }, () => {
+      socket.write(bytes);
+      if (!keepOpen) socket.end();
+    });
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const raw = Buffer.concat(chunks);
+      const { status, headers, split } = parseHead(raw);
+      const text =
+        raw
+          .subarray(split + 4)
+          .toString("latin1")
+          .split("\r\n\r\n")[0] ?? "";
+      resolve({ status, headers, text, raw: raw.toString("latin1"), ms: Date.now() - started });
+    });
+  });
 }

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { header } from "../../../lib/http/message.ts";
+import { isJsonMediaType, maxRequestBytes, readBodyText } from "../../../lib/http/request.ts";
+
+describe("JSON media types are application/json and application/*+json, with parameters", () => {
+  it.each([
+    "application/json",
+    "Application/JSON",
+    "application/json; charset=utf-8",
+    "application/json ; charset=UTF-8",
+    "application/merge-patch+json",
+    "application/vnd.petstore.v1+json;q=1",
+  ])("accepts %s", (type) => {
+    expect(isJsonMediaType(type)).toBe(true);
+  });
+
+  it.each([
+    "text/plain",
+    "application/xml",
+    "application/jsonp",
+    "text/json",
+    "",
+    "json",
+    "application/x-www-form-urlencoded",
+  ])("refuses %j", (type) => {
+    expect(isJsonMediaType(type)).toBe(false);
+  });
+});
+
+describe("headers are read case-insensitively", () => {
+  it("finds API Gateway's lower-case names and hand-written mixed case alike", () => {
+    expect(header({ headers: { authorization: "a" } }, "authorization")).toBe("a");
+    expect(header({ headers: { Authorization: "b" } }, "authorization")).toBe("b");
+    expect(header({ headers: {} }, "authorization")).toBeUndefined();
+  });
+});
+
+describe("request bodies are decoded, size-checked and UTF-8-checked", () => {
+  it("undoes API Gateway's base64 encoding", () => {
+    const body = Buffer.from('{"name":"dög"}').toString("base64");
+    expect(readBodyText({ body, isBase64Encoded: true })).toBe('{"name":"dög"}');
+  });
+
+  it("returns undefined for a missing, null or empty body", () => {
+    expect(readBodyText({ isBase64Encoded: false })).toBeUndefined();
+    expect(
+      readBodyText({ body: null as unknown as string, isBase64Encoded: false }),
+    ).toBeUndefined();
+    expect(readBodyText({ body: "", isBase64Encoded: true })).toBeUndefined();
+  });
+
+  it("answers 413 above 64 KiB, counting decoded bytes", () => {
+    expect(
+      readBodyText({ body: "x".repeat(maxRequestBytes), isBase64Encoded: false }),
+    ).toHaveLength(maxRequestBytes);
+    expect(() =>
+      readBodyText({ body: "é".repeat(maxRequestBytes / 2 + 1), isBase64Encoded: false }),
+    ).toThrow(expect.objectContaining({ status: 413, code: "payload_too_large" }) as Error);
+    const big = Buffer.alloc(maxRequestBytes + 1, "a").toString("base64");
+    expect(() => readBodyText({ body: big, isBase64Encoded: true })).toThrow(
+      expect.objectContaining({ status: 413 }) as Error,
+    );
+  });
+
+  it("answers invalid_json for bytes that are not UTF-8", () => {
+    const body = Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]).toString("base64");
+    expect(() => readBodyText({ body, isBase64Encoded: true })).toThrow(
+      expect.objectContaining({ code: "invalid_json" }) as Error,
+    );
+  });
+});
