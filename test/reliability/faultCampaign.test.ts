@@ -23,15 +23,20 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Answer, Category } from "../support/client.ts";
 import { createCategory, inParallel, listCategories, send } from "../support/client.ts";
-import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
 import {
   applyingFaults,
+  outlastingOutage,
   rejectingFaults,
   seededRandom,
   startChaos,
 } from "../support/faultChaos.ts";
-import { consistency, expectConsistent } from "../support/faultConsistency.ts";
+import type { ListSnapshot } from "../support/faultConsistency.ts";
+import {
+  consistency,
+  expectConsistent,
+  expectListsHeldTheirPast,
+} from "../support/faultConsistency.ts";
 import {
   lambdaTimeoutMs,
   logEntries,
@@ -60,12 +65,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.stop();
 });
-
-interface ListSnapshot {
-  /** The 201s the client had received when it asked for this list. */
-  readonly seenBefore: readonly Category[];
-  readonly listed: readonly Category[];
-}
 
 describe("under random faults and an outage longer than the budget, the list is exactly the set of 201s the client saw", () => {
   it(
@@ -96,23 +95,8 @@ describe("under random faults and an outage longer than the budget, the list is 
         random,
       });
 
-      const runOutage = async (): Promise<number> => {
-        const pick = (faults: readonly Fault[]): Fault =>
-          faults[Math.floor(random() * faults.length)] as Fault;
-        chaos.pause();
-        const before = stack.injectedTotal();
-        stack.proxy.inject({
-          fault: pick(rejectingFaults),
-          operation: "UpdateItem",
-          times: Infinity,
-        });
-        stack.proxy.inject({ fault: pick(rejectingFaults), operation: "Query", times: Infinity });
-        await sleep(outageMs);
-        const during = stack.injectedTotal() - before;
-        stack.proxy.clear();
-        chaos.resume();
-        return during;
-      };
+      const runOutage = (): Promise<number> =>
+        outlastingOutage(stack, chaos, outageMs, ["UpdateItem", "Query"], random);
 
       /** One category: created once, or (with a key) retried after Retry-After until answered. */
       const createOne = async (i: number): Promise<void> => {
@@ -212,15 +196,7 @@ describe("under random faults and an outage longer than the budget, the list is 
 
       // Every list during the campaign held every 201 seen before it, and nothing that never
       // got a 201 (a category in flight may show up before its 201 arrives).
-      const everCreated = new Map(created.map((c) => [c.id, c]));
-      for (const { seenBefore, listed } of snapshots) {
-        const ids = listed.map((c) => c.id);
-        expect(new Set(ids).size).toBe(ids.length);
-        expect(ids).toEqual([...ids].sort((a, b) => a - b));
-        const listedIds = new Set(ids);
-        expect(seenBefore.filter((c) => !listedIds.has(c.id))).toEqual([]);
-        expect(listed.filter((c) => everCreated.get(c.id)?.name !== c.name)).toEqual([]);
-      }
+      expectListsHeldTheirPast(snapshots, created);
     },
   );
 });

@@ -2,10 +2,10 @@
  * The kinds of faults, by whether the store applied the request, and a chaos injector that keeps
  * adding random one-shot faults to the fault rig's proxy while a workload runs.
  */
-import { randomSource } from "../../bench/data.ts";
+import { randomSource } from "../../scripts/lib/random.ts";
 import type { Fault } from "./faultProxy.ts";
 import type { FaultStack } from "./faultStack.ts";
-import { slowDelayMs } from "./faultStack.ts";
+import { sleep, slowDelayMs } from "./faultStack.ts";
 
 /** Faults that answer without the store applying anything. */
 export const rejectingFaults = [
@@ -98,3 +98,27 @@ export function startChaos(stack: FaultStack, options: ChaosOptions): Chaos {
 
 /** A small deterministic PRNG (mulberry32): the benchmark's, so both repeat from a seed alike. */
 export const seededRandom = randomSource;
+
+/**
+ * An outage longer than the request budget: chaos paused, every request of `operations` refused
+ * (one rejecting kind picked per operation) for `ms`, then the proxy cleared and chaos resumed.
+ * Resolves to the faults injected meanwhile (its own, and random ones pending when it began).
+ */
+export async function outlastingOutage(
+  stack: FaultStack,
+  chaos: Chaos,
+  ms: number,
+  operations: readonly string[],
+  random: () => number,
+): Promise<number> {
+  const pick = (): Fault => rejectingFaults[Math.floor(random() * rejectingFaults.length)] as Fault;
+  chaos.pause();
+  const before = stack.injectedTotal();
+  for (const operation of operations)
+    stack.proxy.inject({ fault: pick(), operation, times: Infinity });
+  await sleep(ms);
+  const during = stack.injectedTotal() - before;
+  stack.proxy.clear();
+  chaos.resume();
+  return during;
+}

@@ -77,3 +77,29 @@ export function expectConsistent(created: readonly Category[], listed: readonly 
   const ids = listed.map((category) => category.id);
   expect(ids).toEqual([...ids].sort((a, b) => a - b));
 }
+
+/** A list answered during a workload, and the 201s the client had when it asked for it. */
+export interface ListSnapshot {
+  readonly seenBefore: readonly Category[];
+  readonly listed: readonly Category[];
+}
+
+/**
+ * Each list, in id order with no id twice, held every 201 seen before it was asked for, and
+ * nothing under an id that no 201 answered with that content (a category in flight may show up
+ * before its 201 arrives).
+ */
+export function expectListsHeldTheirPast(
+  snapshots: readonly ListSnapshot[],
+  created: readonly Category[],
+): void {
+  const everCreated = new Map(created.map((c) => [c.id, c]));
+  for (const { seenBefore, listed } of snapshots) {
+    const ids = listed.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const listedIds = new Set(ids);
+    expect(seenBefore.filter((c) => !listedIds.has(c.id))).toEqual([]);
+    expect(listed.filter((c) => everCreated.get(c.id)?.name !== c.name)).toEqual([]);
+  }
+}
