@@ -15,6 +15,7 @@ import { Table } from "../lib/table/table.ts";
 import { ensureTable } from "../local/embeddedDynamo.ts";
 import { sampleApiKey } from "../local/functionEnv.ts";
 import { projectRoot } from "../local/template.ts";
+import { randomSource } from "../scripts/lib/random.ts";
 
 const words = (
   "dogs cats rabbits hamsters parrots goldfish tortoises ferrets food treats toys beds collars " +
@@ -23,17 +24,6 @@ const words = (
   "supports cleans protects feeds trains coat skin teeth joints sleep play made in batches by " +
   "local suppliers free of artificial preservatives delivered next day recommended by our staff"
 ).split(" ");
-
-/** Deterministic, so every run and every variant sees the same rows (mulberry32). */
-export function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A table with the sample key, categories 1..n (stored in 1970: settled) and their counter. */
 export async function seedTable(

@@ -13,7 +13,7 @@ import { describe, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { consistency } from "../support/consistency.ts";
+import { consistency } from "../support/faultConsistency.ts";
 import { sleep, startFaultStack } from "../support/faultStack.ts";
 
 async function withStack(run: (stack: FaultStack) => Promise<void>): Promise<void> {

@@ -13,7 +13,7 @@ import type { Answer, Category } from "../support/client.ts";
 import { localTableName } from "../../local/server.ts";
 import { createCategory, inParallel, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { expectConsistent, reportFigures } from "../support/consistency.ts";
+import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
 import { startFaultStack } from "../support/faultStack.ts";
 
 let stack: FaultStack;

@@ -11,7 +11,7 @@ import { describe, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import type { Fault } from "../support/faultProxy.ts";
-import { consistency } from "../support/consistency.ts";
+import { consistency } from "../support/faultConsistency.ts";
 import {
   lambdaTimeoutMs,
   logEntries,

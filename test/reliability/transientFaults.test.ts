@@ -16,8 +16,8 @@ import type { Category } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { rejectingFaults } from "../support/chaos.ts";
-import { expectConsistent, reportFigures } from "../support/consistency.ts";
+import { rejectingFaults } from "../support/faultChaos.ts";
+import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
 import {
   logEntries,
   sleep,

@@ -2,59 +2,22 @@
  * Revoked and expired keys stop working within 60 seconds at the deployed setting, without
  * sleeping: the verifier runs on an injected clock. test/http/keys.test.ts shows the same over
  * HTTP with a 1 s cache; here it is the setting the template deploys (API_KEY_CACHE_SECONDS),
- * read the way lib/config.ts reads it, and every setting the configuration accepts. The same
- * through the real key store: keyStoreRevocation.test.ts.
+ * read the way lib/config.ts reads it, and every setting the configuration accepts.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
-import { generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
-import type { KeyLookup } from "../../lib/auth.ts";
+import { ApiKeyStore, generateApiKey } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier } from "../../lib/auth.ts";
 import { ConfigError, readConfig } from "../../lib/config.ts";
-import { loadTemplate } from "../../local/template.ts";
-import { accepted, baseEnv, contractLimitMs, start } from "../support/keyClock.ts";
-
-/** API_KEY_CACHE_SECONDS of each function in infra/template.yaml, Globals applied. */
-function deployedCacheSettings(): Map<string, string | undefined> {
-  const template = loadTemplate();
-  const variables = (holder: unknown): Record<string, unknown> =>
-    (holder as { Environment?: { Variables?: Record<string, unknown> } } | undefined)?.Environment
-      ?.Variables ?? {};
-  const global = variables(template.Globals?.Function).API_KEY_CACHE_SECONDS;
-  const settings = new Map<string, string | undefined>();
-  for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type !== "AWS::Serverless::Function") continue;
-    const value = variables(resource.Properties).API_KEY_CACHE_SECONDS ?? global;
-    if (value !== undefined && typeof value !== "string") {
-      throw new Error(`${id}: API_KEY_CACHE_SECONDS must be a literal string to be checked here`);
-    }
-    settings.set(id, value);
-  }
-  return settings;
-}
-
-/** A key store of one record that the test changes at will. */
-class OneKey implements KeyLookup {
-  readonly key: string;
-  readonly hash: string;
-  current: ApiKeyRecord;
-  lookups = 0;
-  constructor(key: string, record: Partial<ApiKeyRecord> = {}) {
-    this.key = key;
-    this.hash = hashApiKey(key);
-    this.current = {
-      keyId: "key_revocation",
-      label: "t",
-      createdAt: "2026-01-01T00:00:00Z",
-      ...record,
-    };
-  }
-  find(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    this.lookups += 1;
-    return Promise.resolve(keyHash === this.hash ? this.current : undefined);
-  }
-}
+import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+import {
+  accepted,
+  baseEnv,
+  contractLimitMs,
+  deployedCacheSettings,
+  OneKey,
+  start,
+} from "../support/keyClock.ts";
 
 /** Request times (ms after the first, accepted, request), sorted. */
 const requestTimes = fc
@@ -180,5 +143,48 @@ describe("an expired key is refused from its expiry on, cached or not", () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("with the real key store: revoke and expire through ApiKeyStore, verify on an injected clock", () => {
+  const store = useEmbeddedDynamo();
+
+  it("a key revoked by the operator is refused by every verifier 30 s later, and at once by a fresh one (25 schedules)", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 29_999 }), async (lastUse) => {
+        const { apiKey, record } = await keys.issue("revocation", undefined, soon());
+        let now = start;
+        const { keyCacheMs } = readConfig(baseEnv);
+        const warm = new ApiKeyVerifier(keys, () => now, keyCacheMs);
+        expect(await accepted(warm, apiKey)).toBe(true);
+        now = start + lastUse;
+        expect(await accepted(warm, apiKey)).toBe(true);
+        expect(await keys.revoke(record.keyId, soon())).toBe(true);
+        // A container that has not cached the key refuses it at once.
+        expect(await accepted(new ApiKeyVerifier(keys, () => now, keyCacheMs), apiKey)).toBe(false);
+        // One that has, within its cache time of its last lookup (at `start`), then never again.
+        now = start + keyCacheMs;
+        expect(await accepted(warm, apiKey)).toBe(false);
+        now = start + contractLimitMs;
+        expect(await accepted(warm, apiKey)).toBe(false);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("a key issued with an expiry stops at that instant even while its verdict is cached", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const expiresAt = new Date(start + 45_000);
+    const { apiKey } = await keys.issue("expiring", expiresAt, soon());
+    let now = start;
+    const verifier = new ApiKeyVerifier(keys, () => now, readConfig(baseEnv).keyCacheMs);
+    expect(await accepted(verifier, apiKey)).toBe(true);
+    now = start + 44_999;
+    expect(await accepted(verifier, apiKey)).toBe(true);
+    now = start + 45_000;
+    expect(await accepted(verifier, apiKey)).toBe(false);
   });
 });

@@ -23,7 +23,7 @@ import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/
 import type { KeyLookup } from "../../lib/auth.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
 import { errors } from "../../lib/errors.ts";
-import { nearMiss } from "../support/hostile/keys.ts";
+import { nearMiss } from "../support/hostile/characters.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
 import type { TimingVerdict } from "../support/timing.ts";
 import { compareTimings, timePairs } from "../support/timing.ts";

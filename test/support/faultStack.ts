@@ -5,9 +5,9 @@
  *
  *   client ──HTTP──▶ local server (functions) ──DynamoDB JSON──▶ fault proxy ──▶ dynalite
  *
- * Plus a direct client to the store (around the proxy) and the request log parsed. The check of
- * "what the client saw" against "what is listed" is in consistency.ts; the random fault injector
- * in chaos.ts.
+ * Plus a direct client to the store (behind the proxy) and the request log parsed. The
+ * consistency check of "what the client saw" against "what is listed" is in faultConsistency.ts,
+ * the chaos injector that keeps adding random faults while a workload runs in faultChaos.ts.
  */
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { RequestLogLine } from "../../lib/log.ts";
@@ -97,13 +97,6 @@ export function logEntries(server: RunningServer): RequestLogLine[] {
     }
     return parsed as RequestLogLine;
   });
-}
-
-/** How many lines of the request log carry each status. */
-export function loggedStatuses(server: RunningServer): Record<number, number> {
-  const counts: Record<number, number> = {};
-  for (const { status } of logEntries(server)) counts[status] = (counts[status] ?? 0) + 1;
-  return counts;
 }
 
 /** Waits until the server has written at least `count` log lines (stdout trails the answer). */

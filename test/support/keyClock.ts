@@ -1,18 +1,63 @@
 /**
- * Key verdicts on an injected clock, for the revocation tests in test/security/: a fixed start,
- * the contract's 60 s limit, the configuration's minimal environment, and whether a verifier
- * accepts a key now (a refusal must be the contract's 401).
+ * Key verification on an injected clock, for the revocation and expiry tests: a one-record key
+ * lookup the test changes at will, "was the key accepted", and the key cache setting each
+ * function of infra/template.yaml deploys with.
  */
 import { expect } from "vitest";
+import type { KeyLookup } from "../../lib/auth.ts";
 import type { ApiKeyVerifier } from "../../lib/auth.ts";
+import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
+import { hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { loadTemplate } from "../../local/template.ts";
 import { soon } from "./dynamo.ts";
 
-/** A revoked key works for at most this long (the contract). */
+/** The contract: a revoked key stops working within this long. */
 export const contractLimitMs = 60_000;
 export const start = Date.parse("2026-03-01T12:00:00.000Z");
-/** What lib/config.ts needs besides the setting under test. */
 export const baseEnv = { TABLE_NAME: "petstore-test", AWS_REGION: "eu-west-1" };
 
+/** API_KEY_CACHE_SECONDS of each function in infra/template.yaml, Globals applied. */
+export function deployedCacheSettings(): Map<string, string | undefined> {
+  const template = loadTemplate();
+  const variables = (holder: unknown): Record<string, unknown> =>
+    (holder as { Environment?: { Variables?: Record<string, unknown> } } | undefined)?.Environment
+      ?.Variables ?? {};
+  const global = variables(template.Globals?.Function).API_KEY_CACHE_SECONDS;
+  const settings = new Map<string, string | undefined>();
+  for (const [id, resource] of Object.entries(template.Resources)) {
+    if (resource.Type !== "AWS::Serverless::Function") continue;
+    const value = variables(resource.Properties).API_KEY_CACHE_SECONDS ?? global;
+    if (value !== undefined && typeof value !== "string") {
+      throw new Error(`${id}: API_KEY_CACHE_SECONDS must be a literal string to be checked here`);
+    }
+    settings.set(id, value);
+  }
+  return settings;
+}
+
+/** A key store of one record that the test changes at will. */
+export class OneKey implements KeyLookup {
+  readonly key: string;
+  readonly hash: string;
+  current: ApiKeyRecord;
+  lookups = 0;
+  constructor(key: string, record: Partial<ApiKeyRecord> = {}) {
+    this.key = key;
+    this.hash = hashApiKey(key);
+    this.current = {
+      keyId: "key_revocation",
+      label: "t",
+      createdAt: "2026-01-01T00:00:00Z",
+      ...record,
+    };
+  }
+  find(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    this.lookups += 1;
+    return Promise.resolve(keyHash === this.hash ? this.current : undefined);
+  }
+}
+
+/** Whether `verifier` accepts `key`; a refusal must be the contract's 401. */
 export async function accepted(verifier: ApiKeyVerifier, key: string): Promise<boolean> {
   try {
     await verifier.authenticate(`Bearer ${key}`, soon());

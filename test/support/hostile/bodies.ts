@@ -1,9 +1,13 @@
-/** Every kind of request body, mixed: the body generator the hostile-input properties draw from. */
+/**
+ * Any request body, weighted across the themes: valid documents, sizes and nesting, encodings,
+ * and refused documents. Each case says what it is (see bodyCase.ts).
+ */
 import fc from "fast-check";
-import type { BodyCase } from "./bodyCases.ts";
-import { text, validCategoryText } from "./bodyCases.ts";
-import { base64Bodies, deepDocument, sizedBody } from "./bodyEncodings.ts";
-import { duplicatedKeys, plainBadBodies, prototypeBodies, surrogateBodies } from "./bodyTraps.ts";
+import type { BodyCase } from "./bodyCase.ts";
+import { text, validCategoryText } from "./bodyCase.ts";
+import { prototypeBodies, duplicatedKeys, plainBadBodies } from "./bodyDocuments.ts";
+import { base64Bodies, surrogateBodies } from "./bodyEncodings.ts";
+import { deepDocument, sizedBody } from "./bodySizes.ts";
 
 export const bodyArb: fc.Arbitrary<BodyCase> = fc.oneof(
   { weight: 8, arbitrary: validCategoryText.map(text("valid", "valid")) },

@@ -1,52 +1,38 @@
 /**
- * Bodies wrong in their shape on the wire: nested far too deep, near and over 64 KiB in 1- to
- * 4-byte characters, base64 flags that lie, invalid UTF-8.
+ * Bodies whose encoding lies: lone UTF-16 surrogates (escaped and raw), random bytes and invalid
+ * UTF-8 sent as base64, and base64 flags set on text or left off base64.
  */
 import fc from "fast-check";
-import type { BodyCase, BodyVerdict } from "./bodyCases.ts";
-import { base64, maxBodyBytes, text, validCategoryText, withBytesAt } from "./bodyCases.ts";
+import type { BodyCase } from "./bodyCase.ts";
+import { base64, maxBodyBytes, text, validCategoryText } from "./bodyCase.ts";
 
-/** A document nested `depth` levels deep, as arrays or objects, optionally inside a description. */
-export const deepDocument = fc
-  .tuple(
-    fc.oneof(
-      fc.integer({ min: 1, max: 2_000 }),
-      fc.integer({ min: 2_000, max: 32_000 }),
-      fc.integer({ min: 32_000, max: 100_000 }),
-    ),
-    fc.constantFrom("array", "object", "inside description"),
-  )
-  .map(([depth, shape]) => {
-    const nested =
-      shape === "array"
-        ? "[".repeat(depth) + "]".repeat(depth)
-        : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
-    const body =
-      shape === "inside description" ? `{"name":"deep","description":${nested}}` : nested;
-    const verdict: BodyVerdict =
-      Buffer.byteLength(body) > maxBodyBytes ? "too_large" : "bad_request";
-    return { body, isBase64Encoded: false, verdict, label: `nested ${shape} ${depth}` } as const;
-  });
+const loneSurrogate = fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff");
+const loneEscape = fc.constantFrom("\\ud800", "\\uDBFF", "\\udc00", "\\uDFFF", "\\ud800\\u0041");
 
-/** `{"name":"x","description":"…"}` padded to `size` bytes, with 1-, 2-, 3- or 4-byte characters. */
-export const sizedBody = fc
-  .tuple(
-    fc.integer({ min: -8, max: 8 }),
-    fc.constantFrom("x", "é", "€", "🐇"),
-    fc.constantFrom(maxBodyBytes, 4 * maxBodyBytes),
-  )
-  .map(([delta, char, around]) => {
-    const prefix = '{"name":"x","description":"';
-    const target = around + delta;
-    const room = Math.max(0, target - prefix.length - 2);
-    const charBytes = Buffer.byteLength(char);
-    const filler = char.repeat(Math.floor(room / charBytes)) + "x".repeat(room % charBytes);
-    const body = `${prefix}${filler}"}`;
-    // Under the limit the body is still far over 1,000 code points: a 400 either way.
-    const verdict: BodyVerdict =
-      Buffer.byteLength(body) > maxBodyBytes ? "too_large" : "bad_request";
-    return { body, isBase64Encoded: false, verdict, label: `sized ${target} (${char})` } as const;
-  });
+export const surrogateBodies: fc.Arbitrary<BodyCase> = fc.oneof(
+  loneEscape.map((escape) =>
+    text("bad_request", "lone surrogate escape in name")(`{"name":"a${escape}"}`),
+  ),
+  loneEscape.map((escape) =>
+    text(
+      "bad_request",
+      "lone surrogate escape in description",
+    )(`{"name":"a","description":"${escape}"}`),
+  ),
+  loneEscape.map((escape) =>
+    text("bad_request", "lone surrogate escape in a field name")(`{"name":"a","${escape}":1}`),
+  ),
+  loneSurrogate.map((raw) =>
+    text("bad_request", "raw lone surrogate in name")(`{"name":"a${raw}b"}`),
+  ),
+  loneSurrogate.map((raw) =>
+    text("bad_request", "raw lone surrogate in description")(`{"name":"a","description":"${raw}"}`),
+  ),
+  loneSurrogate.map((raw) =>
+    text("bad_request", "raw lone surrogate as a field")(`{"${raw}":"a"}`),
+  ),
+  fc.string({ unit: "binary", maxLength: 200 }).map(text("unknown", "binary string")),
+);
 
 export const base64Bodies: fc.Arbitrary<BodyCase> = fc.oneof(
   validCategoryText.map(base64("valid", "valid JSON, base64")),
@@ -62,7 +48,16 @@ export const base64Bodies: fc.Arbitrary<BodyCase> = fc.oneof(
     .map(([json, bad]) => {
       // Invalid UTF-8 inside the name: overlong, surrogate (CESU-8), truncated, or never valid.
       const at = json.indexOf('"', 8) + 1;
-      return base64("bad_request", "invalid UTF-8, base64")(withBytesAt(json, at, bad));
+      return base64(
+        "bad_request",
+        "invalid UTF-8, base64",
+      )(
+        Buffer.concat([
+          Buffer.from(json.slice(0, at)),
+          Buffer.from(bad),
+          Buffer.from(json.slice(at)),
+        ]),
+      );
     }),
   // The flag lies: true on text that is not base64, false on text that is.
   validCategoryText.map((json) => ({

@@ -1,10 +1,10 @@
 /**
- * Headers besides Authorization for the hostile-input properties in test/security/: Content-Types
- * with what the contract makes of them, odd header names, Accept-Encoding values, Idempotency-Keys,
- * and setting a header whatever its spelling.
+ * The other request headers a hostile client sends: Content-Types that are or are not JSON (and
+ * the header's spellings), extra headers the service never reads, Accept-Encoding and
+ * Idempotency-Key values; and `setHeader`, which puts one of them on an event.
  */
 import fc from "fast-check";
-import { stringOf } from "./keys.ts";
+import { stringOf } from "./characters.ts";
 
 /** What the contract says about a generated Content-Type (undefined: no header, read as JSON). */
 export type MediaVerdict = "json" | "not_json" | "unknown";

@@ -1,20 +1,24 @@
 /**
- * The properties every answer must keep, shared by the handler-level and wire-level hostile-input
- * tests in test/security/. The generators beside this file (keys.ts, headers.ts, bodies.ts,
- * wire*.ts) say what each input is.
- *
- * Each generator says what it made: an Authorization value the service must accept or refuse, a
- * Content-Type that is or is not JSON, a body that is a valid NewCategory, a certain 400, a certain
- * 413, or anything at all. The tests turn those verdicts into the status the contract's order of
- * checks demands (route, then key, then media type, size, JSON syntax, fields), and check the
- * invariants on every answer whatever the input: never a 5xx, the Error shape, no key, no hash and
- * no presented token echoed back or logged, nothing stored unless 201.
+ * The properties every answer to a hostile request keeps, whatever the input: never a 5xx (but
+ * the contract's 501), the Error shape, no key, no hash and no presented token echoed back or
+ * logged, and Object.prototype untouched.
  */
 import { createHash } from "node:crypto";
 import { expect } from "vitest";
 
 export const sha256 = (text: string): string =>
   createHash("sha256").update(text, "utf8").digest("hex");
+
+/**
+ * Runs of RFC 6750 b64token characters longer than 8 in what a request presented: anything that
+ * could be a key. Runs of fewer than 4 distinct characters ("AAAAAAAAAA", "/////////") carry no
+ * key's entropy and could match an answer by chance, so they are left out.
+ */
+export function keyLikeRuns(...values: readonly (string | undefined)[]): string[] {
+  return values
+    .flatMap((value) => value?.match(/[A-Za-z0-9\-._~+/=]{9,}/g) ?? [])
+    .filter((run) => new Set(run).size >= 4);
+}
 
 export interface AnswerView {
   readonly status: number;

@@ -1,18 +1,18 @@
 /**
- * Header lines only the wire can carry, for test/security/hostileWire.test.ts: Authorization sent
- * as one line, two lines, or with bytes outside ASCII around or inside the key; Content-Type lines
- * repeated or made of raw bytes; and extra lines of any byte a client can put on the wire.
+ * Header lines only the wire carries, for test/security/hostile/wire.test.ts: raw header bytes
+ * (HTAB, visible ASCII, obs-text), Authorization sent as zero, one or several lines around one
+ * valid key, Content-Type lines repeated or conflicting, and extra header lines.
  */
 import fc from "fast-check";
+import type { KeyVerdict } from "./authorization.ts";
+import { nearMiss, randomKeyLike } from "./characters.ts";
 import type { MediaVerdict } from "./headers.ts";
-import type { KeyVerdict } from "./keys.ts";
-import { nearMiss, randomKeyLike } from "./keys.ts";
 
 export type Header = readonly [string, Buffer];
 export const latin1 = (text: string): Buffer => Buffer.from(text, "latin1");
 
 /** Header value bytes a client can put on the wire: HTAB, visible ASCII, space and obs-text. */
-export const headerBytes = fc
+const headerBytes = fc
   .array(
     fc.oneof(
       fc.integer({ min: 0x20, max: 0x7e }),

@@ -1,9 +1,8 @@
 /**
- * Random faults while a workload runs (test/reliability/): which faults reject and which apply,
- * an injector that adds one-shot rules in proportion to the traffic, and a seeded random source
- * so a failing campaign can be replayed.
+ * The kinds of faults, by whether the store applied the request, and a chaos injector that keeps
+ * adding random one-shot faults to the fault rig's proxy while a workload runs.
  */
-import { randomSource } from "../../bench/data.ts";
+import { randomSource } from "../../scripts/lib/random.ts";
 import type { Fault } from "./faultProxy.ts";
 import type { FaultStack } from "./faultStack.ts";
 import { sleep, slowDelayMs } from "./faultStack.ts";
@@ -97,36 +96,29 @@ export function startChaos(stack: FaultStack, options: ChaosOptions): Chaos {
   };
 }
 
-export interface OutageOptions {
-  /** Operations the store refuses for the whole outage, each with one random rejecting fault. */
-  readonly operations: readonly string[];
-  readonly ms: number;
-  readonly random: () => number;
-}
+/** A small deterministic PRNG (mulberry32): the benchmark's, so both repeat from a seed alike. */
+export const seededRandom = randomSource;
 
 /**
- * An outage: `chaos` paused, every request of `operations` refused for `ms`, then the rules
- * cleared and `chaos` resumed. Returns the faults injected meanwhile (random ones pending when
- * it began included).
+ * An outage longer than the request budget: chaos paused, every request of `operations` refused
+ * (one rejecting kind picked per operation) for `ms`, then the proxy cleared and chaos resumed.
+ * Resolves to the faults injected meanwhile (its own, and random ones pending when it began).
  */
-export async function holdOutage(
+export async function outlastingOutage(
   stack: FaultStack,
   chaos: Chaos,
-  options: OutageOptions,
+  ms: number,
+  operations: readonly string[],
+  random: () => number,
 ): Promise<number> {
-  const pick = (faults: readonly Fault[]): Fault =>
-    faults[Math.floor(options.random() * faults.length)] as Fault;
+  const pick = (): Fault => rejectingFaults[Math.floor(random() * rejectingFaults.length)] as Fault;
   chaos.pause();
   const before = stack.injectedTotal();
-  for (const operation of options.operations) {
-    stack.proxy.inject({ fault: pick(rejectingFaults), operation, times: Infinity });
-  }
-  await sleep(options.ms);
+  for (const operation of operations)
+    stack.proxy.inject({ fault: pick(), operation, times: Infinity });
+  await sleep(ms);
   const during = stack.injectedTotal() - before;
   stack.proxy.clear();
   chaos.resume();
   return during;
 }
-
-/** A small deterministic PRNG (mulberry32): the benchmark's, so both repeat from a seed alike. */
-export const seededRandom = randomSource;

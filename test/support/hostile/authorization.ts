@@ -1,10 +1,9 @@
 /**
- * Authorization values around one valid key, for the hostile-input properties in test/security/:
- * the key as it should be sent and the many ways of getting it wrong, each with the verdict the
- * service must reach, and the key-like runs of what a request presented (which must never come
- * back in an answer or a log line).
+ * Authorization values around one valid key, each with what the service must do with it, and the
+ * header's name as a client might spell it.
  */
 import fc from "fast-check";
+import { b64tokenChars, base64urlChars, nearMiss, randomKeyLike, stringOf } from "./characters.ts";
 
 /** What the service must do with a generated Authorization header value. */
 export type KeyVerdict = "accept" | "refuse";
@@ -14,45 +13,6 @@ export interface AuthCase {
   readonly value: string | undefined;
   readonly verdict: KeyVerdict;
   readonly label: string;
-}
-
-const b64tokenChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/";
-const base64urlChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/** A string of `length` characters drawn from `alphabet`. */
-export function stringOf(
-  alphabet: string,
-  minLength: number,
-  maxLength: number,
-): fc.Arbitrary<string> {
-  return fc
-    .array(fc.constantFrom(...alphabet.split("")), { minLength, maxLength })
-    .map((chars) => chars.join(""));
-}
-
-/** A key-shaped string that is not a valid key: what a guessing client would send. */
-export const randomKeyLike = stringOf(base64urlChars, 43, 43).map((rest) => `petstore_${rest}`);
-
-/**
- * Runs of RFC 6750 b64token characters longer than 8 in what a request presented: anything that
- * could be a key. Runs of fewer than 4 distinct characters ("AAAAAAAAAA", "/////////") carry no
- * key's entropy and could match an answer by chance, so they are left out.
- */
-export function keyLikeRuns(...values: readonly (string | undefined)[]): string[] {
-  return values
-    .flatMap((value) => value?.match(/[A-Za-z0-9\-._~+/=]{9,}/g) ?? [])
-    .filter((run) => new Set(run).size >= 4);
-}
-
-/** The key with one character changed at `position` (mod its length). */
-export function nearMiss(key: string, position: number, replacement: string): string {
-  const index = position % key.length;
-  const current = key[index] ?? "";
-  const other =
-    replacement === current
-      ? (base64urlChars[(base64urlChars.indexOf(current) + 1) % base64urlChars.length] ?? "A")
-      : replacement;
-  return `${key.slice(0, index)}${other}${key.slice(index + 1)}`;
 }
 
 /** Junk that still shows after String.prototype.trim (which the parser applies to the header). */

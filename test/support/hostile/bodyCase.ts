@@ -1,7 +1,6 @@
 /**
- * Request bodies for the hostile-input properties in test/security/: what each generated body is
- * (the verdict the contract demands), valid names, descriptions and NewCategory documents, and
- * the builders the body themes (bodyTraps.ts, bodyEncodings.ts) share.
+ * What a generated body is (its verdict: a valid NewCategory, a certain 400, a certain 413 or
+ * anything) and the valid names, descriptions and documents the hostile bodies start from.
  */
 import fc from "fast-check";
 
@@ -52,12 +51,3 @@ export const base64 = (verdict: BodyVerdict, label: string) => (bytes: Uint8Arra
     verdict,
     label,
   }) as const;
-
-/** `json` with `bytes` put in at `at`, as given: invalid UTF-8 stays invalid. */
-export function withBytesAt(json: string, at: number, bytes: readonly number[]): Buffer {
-  return Buffer.concat([
-    Buffer.from(json.slice(0, at)),
-    Buffer.from(bytes),
-    Buffer.from(json.slice(at)),
-  ]);
-}

@@ -1,6 +1,6 @@
 /**
- * What the client saw against what the service lists, for the reliability tests: every category
- * answered 201 is listed once, as answered, and nothing else is.
+ * What the reliability tests check after a workload under faults: the categories the client saw
+ * a 201 for are exactly the listed ones (none lost, no phantom, no id twice, none altered).
  */
 import { expect } from "vitest";
 import type { Category } from "./client.ts";
@@ -78,17 +78,18 @@ export function expectConsistent(created: readonly Category[], listed: readonly 
   expect(ids).toEqual([...ids].sort((a, b) => a - b));
 }
 
+/** A list answered during a workload, and the 201s the client had when it asked for it. */
 export interface ListSnapshot {
-  /** The 201s the client had received when it asked for this list. */
   readonly seenBefore: readonly Category[];
   readonly listed: readonly Category[];
 }
 
 /**
- * Every list taken during a run held every 201 seen before it was asked for, once and in id
- * order, and nothing that never got a 201 (one in flight may show up before its 201 arrives).
+ * Each list, in id order with no id twice, held every 201 seen before it was asked for, and
+ * nothing under an id that no 201 answered with that content (a category in flight may show up
+ * before its 201 arrives).
  */
-export function expectListsHeldWhatWasSeen(
+export function expectListsHeldTheirPast(
   snapshots: readonly ListSnapshot[],
   created: readonly Category[],
 ): void {
