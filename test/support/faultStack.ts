@@ -99,6 +99,13 @@ export function logEntries(server: RunningServer): RequestLogLine[] {
   });
 }
 
+/** How many lines of the request log carry each status. */
+export function loggedStatuses(server: RunningServer): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const { status } of logEntries(server)) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
 /** Waits until the server has written at least `count` log lines (stdout trails the answer). */
 export async function waitForLogLines(
   server: RunningServer,
