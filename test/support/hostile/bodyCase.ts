@@ -51,3 +51,12 @@ export const base64 = (verdict: BodyVerdict, label: string) => (bytes: Uint8Arra
     verdict,
     label,
   }) as const;
+
+/** `json`'s UTF-8 bytes with `bytes` put in at character `at`: invalid UTF-8 inside a document. */
+export function withBytesAt(json: string, at: number, bytes: readonly number[]): Buffer {
+  return Buffer.concat([
+    Buffer.from(json.slice(0, at)),
+    Buffer.from(bytes),
+    Buffer.from(json.slice(at)),
+  ]);
+}

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import type { BodyCase } from "./bodyCase.ts";
-import { base64, maxBodyBytes, text, validCategoryText } from "./bodyCase.ts";
+import { base64, maxBodyBytes, text, validCategoryText, withBytesAt } from "./bodyCase.ts";
 
 const loneSurrogate = fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff");
 const loneEscape = fc.constantFrom("\\ud800", "\\uDBFF", "\\udc00", "\\uDFFF", "\\ud800\\u0041");
@@ -48,16 +48,7 @@ export const base64Bodies: fc.Arbitrary<BodyCase> = fc.oneof(
     .map(([json, bad]) => {
       // Invalid UTF-8 inside the name: overlong, surrogate (CESU-8), truncated, or never valid.
       const at = json.indexOf('"', 8) + 1;
-      return base64(
-        "bad_request",
-        "invalid UTF-8, base64",
-      )(
-        Buffer.concat([
-          Buffer.from(json.slice(0, at)),
-          Buffer.from(bad),
-          Buffer.from(json.slice(at)),
-        ]),
-      );
+      return base64("bad_request", "invalid UTF-8, base64")(withBytesAt(json, at, bad));
     }),
   // The flag lies: true on text that is not base64, false on text that is.
   validCategoryText.map((json) => ({

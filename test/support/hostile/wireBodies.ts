@@ -4,7 +4,7 @@
  * answered (201, 400 or 413).
  */
 import fc from "fast-check";
-import { maxBodyBytes, validDescriptionArb, validNameArb } from "./bodyCase.ts";
+import { maxBodyBytes, validDescriptionArb, validNameArb, withBytesAt } from "./bodyCase.ts";
 
 export type BodyKind = "valid" | "bad_request" | "too_large";
 export interface WireBody {
@@ -34,17 +34,8 @@ export const wireBodyArb: fc.Arbitrary<WireBody> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.tuple(validJson, invalidUtf8, fc.nat()).map(([json, bad, at]) => {
-      const index = at % (json.length + 1);
-      return body(
-        "bad_request",
-        "invalid UTF-8 inside JSON",
-      )(
-        Buffer.concat([
-          Buffer.from(json.slice(0, index)),
-          Buffer.from(bad),
-          Buffer.from(json.slice(index)),
-        ]),
-      );
+      const bytes = withBytesAt(json, at % (json.length + 1), bad);
+      return body("bad_request", "invalid UTF-8 inside JSON")(bytes);
     }),
   },
   {
