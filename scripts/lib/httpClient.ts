@@ -120,7 +120,9 @@ export async function send(
     ...{ path, method, headers },
     ...(options.agent && { agent: options.agent }),
   };
-  const retriable = idempotent.has(method) || "idempotency-key" in headers;
+  const retriable =
+    idempotent.has(method.toUpperCase()) ||
+    Object.keys(headers).some((name) => name.toLowerCase() === "idempotency-key");
   let reply: Reply | undefined;
   while (!reply) {
     try {

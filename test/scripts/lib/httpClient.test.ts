@@ -62,7 +62,7 @@ describe("a request that meets a kept-alive socket the server has closed", () =>
 
   it("is sent again when it is a POST with an Idempotency-Key", async () => {
     const agent = agentFor(baseUrl, 1);
-    const { first, second } = await afterStaleSocket(agent, "POST", { "idempotency-key": "k1" });
+    const { first, second } = await afterStaleSocket(agent, "POST", { "Idempotency-Key": "k1" });
     expect(Number((await second).text)).toBe(first + 1);
     agent.destroy();
   });
