@@ -5,9 +5,15 @@
  * sort key and as the cache's map key), so the time taken depends on a pseudo-random digest,
  * never on how many leading characters the key shares with a real one. Verified keys are trusted for `cacheMs` (at most 60 s, the
  * contract's revocation delay); expiry is checked on every request against the clock.
+ *
+ * A token of the contract's key format (lib/keyFormat.ts) whose checksum fails, or that names
+ * another stage, is refused before any of that: no hash, no cache entry, no store read.
  */
 import type { Clock } from "./clock.ts";
 import { errors } from "./errors.ts";
+import type { KeyStage } from "./keyFormat.ts";
+import { keyVerdict } from "./keyFormat.ts";
+import type { Scope } from "./scopes.ts";
 import type { ApiKeyRecord } from "./repositories/apiKeys.ts";
 import { hashApiKey } from "./repositories/apiKeys.ts";
 
@@ -42,6 +48,8 @@ export interface Principal {
   readonly keyId: string;
   /** The hash scopes per-key state (idempotency records); it never leaves the process. */
   readonly keyHash: string;
+  /** What the key may do (lib/scopes.ts); checked after the rate limit (lib/middleware.ts). */
+  readonly scopes: readonly Scope[];
 }
 
 interface CacheEntry {
@@ -57,22 +65,26 @@ export class ApiKeyVerifier implements Authenticator {
   readonly #keys: KeyLookup;
   readonly #now: Clock;
   readonly #cacheMs: number;
+  readonly #stage: KeyStage;
   readonly #cache = new Map<string, CacheEntry>();
 
-  constructor(keys: KeyLookup, now: Clock, cacheMs: number) {
+  /** `stage`: the stage keys of the contract's format must name (lib/keyFormat.ts). */
+  constructor(keys: KeyLookup, now: Clock, cacheMs: number, stage: KeyStage = "local") {
     this.#keys = keys;
     this.#now = now;
     this.#cacheMs = Math.min(cacheMs, 60_000);
+    this.#stage = stage;
   }
 
   async authenticate(header: string | undefined, deadline: number): Promise<Principal> {
     const credentials = parseAuthorization(header);
     if (credentials.kind === "missing") throw errors.missingKey();
     if (credentials.kind === "not_bearer") throw errors.malformedAuthorization();
+    if (keyVerdict(credentials.token, this.#stage) === "refused") throw errors.keyNotAccepted();
     const keyHash = hashApiKey(credentials.token);
     const record = await this.#lookup(keyHash, deadline);
     if (!record || !this.#usable(record)) throw errors.keyNotAccepted();
-    return { keyId: record.keyId, keyHash };
+    return { keyId: record.keyId, keyHash, scopes: record.scopes };
   }
 
   #usable(record: ApiKeyRecord): boolean {

@@ -13,6 +13,7 @@ import { systemClock } from "./clock.ts";
 import type { ServiceConfig } from "./config.ts";
 import { readConfig } from "./config.ts";
 import { DynamoDb, environmentCredentials } from "./dynamodb.ts";
+import { keyStageOf } from "./keyFormat.ts";
 import type { IdempotentCreation } from "./idempotency/creator.ts";
 import { IdempotentCreator } from "./idempotency/creator.ts";
 import type { LogSink, RequestLog } from "./log.ts";
@@ -77,7 +78,7 @@ export function createServiceDeps(options: DepsOptions): ServiceDeps {
     categories,
     categoryList: new CategoryList(new CategoryReader(db, config.tableName), now),
     idempotency: new IdempotentCreator(records, categories, now),
-    verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs),
+    verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs, keyStageOf(config.stage)),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),
     metrics,
   };

@@ -8,6 +8,8 @@ export type ErrorCode =
   | "invalid_body"
   | "invalid_idempotency_key"
   | "unauthorized"
+  | "insufficient_scope"
+  | "gone"
   | "not_found"
   | "method_not_allowed"
   | "idempotency_in_progress"
@@ -78,6 +80,10 @@ export const errors = {
     new ApiError(401, "unauthorized", "the API key was not accepted", {
       "www-authenticate": `${realm}, error="invalid_token"`,
     }),
+  insufficientScope: (scope: string): ApiError =>
+    new ApiError(403, "insufficient_scope", `this API key lacks the scope ${scope}`, {
+      "www-authenticate": `${realm}, error="insufficient_scope", scope="${scope}"`,
+    }),
   // Neither message repeats the path or method the client sent: nothing a caller puts in a
   // request (possibly a key, pasted in the wrong place) is ever reflected back or logged.
   notFound: (): ApiError =>
@@ -125,6 +131,8 @@ export const errors = {
     ),
   notImplemented: (what: string): ApiError =>
     new ApiError(501, "not_implemented", `${what} is not implemented in this version`),
+  gone: (what: string, since: Date): ApiError =>
+    new ApiError(410, "gone", `${what} was withdrawn on ${since.toISOString()}`),
   serviceUnavailable: (retryAfterSeconds = 1): ApiError =>
     new ApiError(
       503,

@@ -6,7 +6,10 @@ import type { Clock } from "./clock.ts";
 import { readableStack } from "./stackTrace.ts";
 
 export interface RequestLogLine {
+  /** API Gateway's request id: the answer's Request-Id and the access log's requestId. */
   readonly requestId: string;
+  /** Lambda's own request id (the platform's START/END/REPORT lines name it). */
+  readonly lambdaRequestId?: string | undefined;
   readonly route: string;
   readonly method: string;
   readonly status: number;

@@ -18,6 +18,8 @@ import { jsonResponse } from "./http/response.ts";
 import type { RequestLog } from "./log.ts";
 import { describeFailure } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
+import type { Scope } from "./scopes.ts";
+import { errors } from "./errors.ts";
 
 export interface ServiceContext extends Context {
   principal?: Principal;
@@ -56,6 +58,29 @@ export function isHttpResponse(result: ServiceResult | null | undefined): result
   return result !== null && result !== undefined && "headers" in result;
 }
 
+/**
+ * The request's id: API Gateway's (`requestContext.requestId`, also its `apigw-requestid` header
+ * and the access log's `requestId`), the key that joins the access log, the function's log line
+ * and the answer's `Request-Id`. An event made by hand without one falls back to Lambda's.
+ */
+export function requestIdOf(event: HttpEvent, context: Pick<Context, "awsRequestId">): string {
+  const gateway = event.requestContext as HttpEvent["requestContext"] | undefined;
+  return gateway?.requestId || context.awsRequestId || "unknown";
+}
+
+/**
+ * `Request-Id` on every answer, success or error: used right after the request log, so its
+ * `after` and `onError` run once the response (or the Error shape) is in place.
+ */
+export function requestIdHeader(): ServiceMiddleware {
+  const stamp = (request: ServiceRequest): void => {
+    if (isHttpResponse(request.response)) {
+      request.response.headers["request-id"] = requestIdOf(request.event, request.context);
+    }
+  };
+  return { after: stamp, onError: stamp };
+}
+
 /** Writes the request's one log line, after success and after an error alike. Use it early. */
 export function requestLog(logger: RequestLog, now: Clock): ServiceMiddleware {
   const started = new WeakMap<ServiceRequest, number>();
@@ -65,7 +90,8 @@ export function requestLog(logger: RequestLog, now: Clock): ServiceMiddleware {
     // API Gateway always sends requestContext; a hand-made event without one still gets a line.
     const gateway = request.event.requestContext as HttpEvent["requestContext"] | undefined;
     logger.write({
-      requestId: request.context.awsRequestId || (gateway?.requestId ?? "unknown"),
+      requestId: requestIdOf(request.event, request.context),
+      lambdaRequestId: request.context.awsRequestId || undefined,
       route: request.event.routeKey,
       method: gateway?.http.method ?? "unknown",
       status,
@@ -142,8 +168,22 @@ export function authorize(verifier: Authenticator, now: Clock): ServiceMiddlewar
 }
 
 /**
- * Metrics, log, error shaping, response writing and authentication: the envelope of every
- * operation.
+ * 403 `insufficient_scope` unless the request's key has `scope` (lib/scopes.ts). Used by a
+ * handler right after authenticatedService, so it runs after authentication and the rate limit
+ * and before the body is read.
+ */
+export function requireScope(scope: Scope): ServiceMiddleware {
+  return {
+    before: (request) => {
+      const scopes = request.context.principal?.scopes;
+      if (!scopes?.includes(scope)) throw errors.insufficientScope(scope);
+    },
+  };
+}
+
+/**
+ * Metrics, log, request id, error shaping, response writing and authentication: the envelope of
+ * every operation.
  */
 export function authenticatedService(deps: {
   readonly logger: RequestLog;
@@ -154,6 +194,7 @@ export function authenticatedService(deps: {
   return [
     deps.metrics.middleware(),
     requestLog(deps.logger, deps.now),
+    requestIdHeader(),
     errorResponse(deps.metrics),
     respond(),
     authorize(deps.verifier, deps.now),

@@ -6,7 +6,12 @@ import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import { header } from "../../lib/http/message.ts";
 import { parseIdempotencyKey } from "../../lib/http/request.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
-import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
+import {
+  authenticatedService,
+  deadlineOf,
+  requestIdOf,
+  requireScope,
+} from "../../lib/middleware.ts";
 import { parseNewCategory } from "../../lib/validation.ts";
 
 /**
@@ -16,15 +21,17 @@ import { parseNewCategory } from "../../lib/validation.ts";
 export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
+    .use(requireScope("categories:write"))
     .use(jsonRequestBody())
     .handler<HttpEvent, HttpResponse>(async (event, context) => {
       // The JSON body parser has replaced the text with the parsed value: validate it as unknown.
       const input = parseNewCategory(event.body);
       const idempotencyKey = parseIdempotencyKey(header(event, "idempotency-key"));
-      const requestId = context.awsRequestId || event.requestContext.requestId;
+      const requestId = requestIdOf(event, context);
+      const keyId = context.principal?.keyId;
       const deadline = deadlineOf(context, deps.now);
       if (idempotencyKey === undefined) {
-        const created = await deps.categories.create(input, requestId, deadline);
+        const created = await deps.categories.create(input, requestId, deadline, keyId);
         deps.metrics.categoryCreated();
         return { statusCode: 201, data: created };
       }
@@ -35,6 +42,7 @@ export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
         input,
         requestId,
         deadline,
+        keyId,
       );
       context.replayed = replayed;
       if (replayed) deps.metrics.idempotentReplay();

@@ -3,7 +3,7 @@ import type { ServiceDeps } from "../../lib/deps.ts";
 import { isNotModified } from "../../lib/http/conditional.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
-import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
+import { authenticatedService, deadlineOf, requireScope } from "../../lib/middleware.ts";
 
 /**
  * GET /v1/categories: every category, in id order, from the container's list cache; 304 when
@@ -12,6 +12,7 @@ import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
 export function listCategoriesHandler(deps: ServiceDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
+    .use(requireScope("categories:read"))
     .handler<HttpEvent, HttpResponse>(async (event, context) => {
       const deadline = deadlineOf(context, deps.now);
       const current = await deps.categoryList.version(deadline);

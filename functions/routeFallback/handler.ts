@@ -8,18 +8,26 @@ import type {
   ServiceMiddleware,
   ServiceResult,
 } from "../../lib/middleware.ts";
-import { authorize, errorResponse, isHttpResponse, requestLog } from "../../lib/middleware.ts";
+import {
+  authorize,
+  errorResponse,
+  isHttpResponse,
+  requestIdHeader,
+  requestLog,
+} from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
 /**
  * Everything the two operations do not serve: API Gateway's `$default` route (404 / 405) and
- * the routes the interface names without specifying (501, after authentication).
+ * the routes the interface names without specifying (501, after authentication; the pets route
+ * 410 once its sunset date has passed).
  */
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(deps.metrics.middleware())
     .use(requestLog(deps.logger, deps.now))
+    .use(requestIdHeader())
     .use(routeHeaders(deps))
     .use(errorResponse(deps.metrics))
     .before((request) => {
@@ -32,7 +40,12 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
     })
     .use(authorize(deps.verifier, deps.now))
     .handler<HttpEvent, HttpResponse>((event) => {
-      if (event.routeKey === petsRoute) throw errors.notImplemented("the pets API");
+      if (event.routeKey === petsRoute) {
+        const { petsSunsetAt } = deps.config;
+        if (petsSunsetAt && deps.now() >= petsSunsetAt.getTime())
+          throw errors.gone("the pets API", petsSunsetAt);
+        throw errors.notImplemented("the pets API");
+      }
       throw errors.notImplemented("the store orders API");
     });
 }

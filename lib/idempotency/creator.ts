@@ -24,6 +24,8 @@ export interface IdempotentCreation {
     input: NewCategory,
     owner: string,
     deadline: number,
+    /** The creating API key's id, stored with the category (audit). */
+    keyId?: string,
   ): Promise<IdempotentOutcome>;
 }
 
@@ -53,6 +55,7 @@ export class IdempotentCreator implements IdempotentCreation {
     input: NewCategory,
     owner: string,
     deadline: number,
+    keyId?: string,
   ): Promise<IdempotentOutcome> {
     const claimed = await this.#claim(
       { scope, idempotencyKey },
@@ -66,7 +69,7 @@ export class IdempotentCreator implements IdempotentCreation {
       const id = (reservedId ??= await this.#reserveId(claimed, deadline));
       const category =
         (await this.#categories.get(id, deadline)) ??
-        (await this.#categories.put(id, input, owner, deadline));
+        (await this.#categories.put(id, input, owner, deadline, keyId));
       // An id taken by an earlier attempt bumped the list version back then: bump it again, so
       // list caches look for this id (lib/categoryList/cache.ts).
       if (claimed.reservedId !== undefined) await this.#categories.commit(deadline);

@@ -1,11 +1,16 @@
 /**
  * API key records (keys: lib/table/schema.ts). Only the SHA-256 of a key is stored, so a leaked
  * table or backup yields no usable key. Keys carry 256 random bits, so a fast hash is as safe as
- * a slow one here: there is nothing to brute-force.
+ * a slow one here: there is nothing to brute-force. New keys have the contract's format
+ * (lib/keyFormat.ts) and their scopes (lib/scopes.ts) stored with them.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Item } from "../dynamodb.ts";
-import { text } from "../table/item.ts";
+import type { KeyStage } from "../keyFormat.ts";
+import { generateKey } from "../keyFormat.ts";
+import type { Scope } from "../scopes.ts";
+import { allScopes, scopeText, storedScopes } from "../scopes.ts";
+import { text, toItem } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
 import { TableRepository } from "./tableRepository.ts";
 
@@ -16,7 +21,33 @@ export interface ApiKeyRecord {
   readonly createdAt: string;
   readonly expiresAt?: string | undefined;
   readonly revokedAt?: string | undefined;
+  /** What the key may do; a key stored before scopes existed has both. */
+  readonly scopes: readonly Scope[];
+  /** For a key issued by a rotation: the id of the key it replaces. */
+  readonly rotatedFrom?: string | undefined;
 }
+
+export interface IssueOptions {
+  /** Default: every scope. */
+  readonly scopes?: readonly Scope[] | undefined;
+  /** The stage the new key names (lib/keyFormat.ts); default "local". */
+  readonly stage?: KeyStage | undefined;
+}
+
+/** What `update` may change in place. */
+export interface KeyChanges {
+  readonly scopes?: readonly Scope[] | undefined;
+}
+
+export interface Rotation {
+  /** The new key: same label, scopes and every other setting of the old one. */
+  readonly issued: IssuedKey;
+  /** The old key, now expiring at the end of the grace. */
+  readonly previous: ApiKeyRecord;
+}
+
+/** The longest grace a rotation may give the old key (contract: at most 7 days). */
+export const maxGraceMs = 7 * 24 * 3600 * 1000;
 
 export interface IssuedKey {
   /** The key itself: shown once, never stored. */
@@ -33,16 +64,28 @@ export interface ApiKeyRepository {
     expiresAt: Date | undefined,
     deadline: number,
     apiKey?: string,
+    options?: IssueOptions,
   ): Promise<IssuedKey>;
   /** Every key record, oldest first. */
   list(deadline: number): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when no key has that id. Revoking twice keeps the first time. */
   revoke(keyId: string, deadline: number): Promise<boolean>;
+  /** The record of the key with this id, if any. */
+  byId(keyId: string, deadline: number): Promise<ApiKeyRecord | undefined>;
+  /** Changes a key in place; the updated record, or undefined when no key has that id. */
+  update(keyId: string, changes: KeyChanges, deadline: number): Promise<ApiKeyRecord | undefined>;
+  /** A new key like the old one; the old one expires after `graceMs`. Undefined: no such key. */
+  rotate(
+    keyId: string,
+    graceMs: number,
+    deadline: number,
+    stage?: KeyStage,
+  ): Promise<Rotation | undefined>;
 }
 
-/** Keys are `petstore_` + 43 base64url characters: RFC 6750 b64token characters only. */
-export function generateApiKey(): string {
-  return `petstore_${randomBytes(32).toString("base64url")}`;
+/** A new key of the contract's format for `stage` (lib/keyFormat.ts). */
+export function generateApiKey(stage: KeyStage = "local"): string {
+  return generateKey(stage);
 }
 
 export function hashApiKey(apiKey: string): string {
@@ -59,16 +102,19 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
     label: string,
     expiresAt: Date | undefined,
     deadline: number,
-    apiKey = generateApiKey(),
+    apiKey?: string,
+    options: IssueOptions = {},
   ): Promise<IssuedKey> {
+    const key = apiKey ?? generateApiKey(options.stage);
     const record: ApiKeyRecord = {
-      keyId: `key_${randomBytes(6).toString("hex")}`,
+      keyId: newKeyId(),
       label,
       createdAt: new Date(this.now()).toISOString(),
       expiresAt: expiresAt?.toISOString(),
+      scopes: options.scopes ?? allScopes,
     };
-    await this.table.put(keys.apiKey(hashApiKey(apiKey)), { ...record }, deadline);
-    return { apiKey, record };
+    await this.table.put(keys.apiKey(hashApiKey(key)), toFields(record), deadline);
+    return { apiKey: key, record };
   }
 
   async list(deadline: number): Promise<ApiKeyRecord[]> {
@@ -90,8 +136,83 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
     return true;
   }
 
+  async byId(keyId: string, deadline: number): Promise<ApiKeyRecord | undefined> {
+    const item = await this.#itemOf(keyId, deadline);
+    return item && toRecord(item);
+  }
+
+  async update(
+    keyId: string,
+    changes: KeyChanges,
+    deadline: number,
+  ): Promise<ApiKeyRecord | undefined> {
+    const keyHash = await this.#hashOf(keyId, deadline);
+    if (keyHash === undefined) return undefined;
+    if (changes.scopes !== undefined) {
+      await this.table.update(
+        keys.apiKey(keyHash),
+        { text: "SET scopes = :scopes", values: { ":scopes": scopeText(changes.scopes) } },
+        deadline,
+      );
+    }
+    const item = await this.table.get(keys.apiKey(keyHash), deadline);
+    return item && toRecord(item);
+  }
+
+  /**
+   * The new key copies every attribute of the old record (label, scopes, a rate limit, and
+   * whatever a key gains later) but its own id, times and revocation; the old key's expiry moves
+   * to the end of the grace (never later than it already was). The new key is stored first, so
+   * a failure between the two writes leaves the old key as it was and one extra key to revoke.
+   */
+  async rotate(
+    keyId: string,
+    graceMs: number,
+    deadline: number,
+    stage: KeyStage = "local",
+  ): Promise<Rotation | undefined> {
+    const old = await this.#itemOf(keyId, deadline);
+    const oldHash = old && text(old, "sk");
+    if (!old || oldHash === undefined) return undefined;
+    const now = this.now();
+    const apiKey = generateApiKey(stage);
+    const inherited = Object.fromEntries(
+      Object.entries(old).filter(([name]) => !notInherited.has(name)),
+    );
+    const created = new Date(now).toISOString();
+    const oldExpiry = text(old, "expiresAt");
+    const newItem: Item = {
+      ...inherited,
+      ...toItem({
+        keyId: newKeyId(),
+        createdAt: created,
+        expiresAt: oldExpiry,
+        rotatedFrom: keyId,
+        scopes: scopeText(storedScopes(text(old, "scopes"))),
+      }),
+    };
+    await this.table.put(keys.apiKey(hashApiKey(apiKey)), fieldsOf(newItem), deadline);
+    const graceEnd = new Date(now + Math.min(Math.max(graceMs, 0), maxGraceMs)).toISOString();
+    const expiresAt = oldExpiry !== undefined && oldExpiry < graceEnd ? oldExpiry : graceEnd;
+    await this.table.update(
+      keys.apiKey(oldHash),
+      { text: "SET expiresAt = :at", values: { ":at": expiresAt } },
+      deadline,
+    );
+    return {
+      issued: { apiKey, record: toRecord(newItem) },
+      previous: { ...toRecord(old), expiresAt },
+    };
+  }
+
   /** The stored hash (sort key) of the key with this id, reading pages only until it is found. */
   async #hashOf(keyId: string, deadline: number): Promise<string | undefined> {
+    const item = await this.#itemOf(keyId, deadline);
+    return item && text(item, "sk");
+  }
+
+  /** The stored item of the key with this id, reading pages only until it is found. */
+  async #itemOf(keyId: string, deadline: number): Promise<Item | undefined> {
     const pages = this.table.queryPages(
       {
         partition: partitions.apiKey,
@@ -100,11 +221,32 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
       deadline,
     );
     for await (const page of pages) {
-      const match = page[0] && text(page[0], "sk");
-      if (match !== undefined) return match;
+      if (page[0]) return page[0];
     }
     return undefined;
   }
+}
+
+/** What a rotated key never takes from the key it replaces. */
+const notInherited = new Set(["pk", "sk", "keyId", "createdAt", "expiresAt", "revokedAt"]);
+
+function newKeyId(): string {
+  return `key_${randomBytes(6).toString("hex")}`;
+}
+
+function toFields(record: ApiKeyRecord): Record<string, string | undefined> {
+  return { ...record, scopes: scopeText(record.scopes) };
+}
+
+/** An item's own attributes (strings and numbers: lib/table/item.ts) as fields to put. */
+function fieldsOf(item: Item): Record<string, string | number> {
+  const fields: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (name === "pk" || name === "sk") continue;
+    if (value.S !== undefined) fields[name] = value.S;
+    else if (value.N !== undefined) fields[name] = Number(value.N);
+  }
+  return fields;
 }
 
 function toRecord(item: Item): ApiKeyRecord {
@@ -114,5 +256,7 @@ function toRecord(item: Item): ApiKeyRecord {
     createdAt: text(item, "createdAt") ?? "",
     expiresAt: text(item, "expiresAt"),
     revokedAt: text(item, "revokedAt"),
+    scopes: storedScopes(text(item, "scopes")),
+    rotatedFrom: text(item, "rotatedFrom"),
   };
 }

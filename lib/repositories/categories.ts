@@ -22,10 +22,24 @@ export interface Category extends NewCategory {
 export interface CategoryRepository {
   /** Every category, in id order. */
   list(deadline: number): Promise<Category[]>;
-  /** Takes the next id and stores the category under it. */
-  create(category: NewCategory, requestId: string, deadline: number): Promise<Category>;
+  /**
+   * Takes the next id and stores the category under it, with the request id and the creating
+   * key's id (audit, never returned: auditFields below).
+   */
+  create(
+    category: NewCategory,
+    requestId: string,
+    deadline: number,
+    keyId?: string,
+  ): Promise<Category>;
   /** Stores a category under an id taken from `nextId`; a retried own write is no conflict. */
-  put(id: number, category: NewCategory, requestId: string, deadline: number): Promise<Category>;
+  put(
+    id: number,
+    category: NewCategory,
+    requestId: string,
+    deadline: number,
+    keyId?: string,
+  ): Promise<Category>;
   /** The category stored under an id, if any (strongly consistent). */
   get(id: number, deadline: number): Promise<Category | undefined>;
   /** Takes the next id from the counter; an id taken and never stored is a gap, not a reuse. */
@@ -58,8 +72,13 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     return items.map(toCategory);
   }
 
-  async create(category: NewCategory, requestId: string, deadline: number): Promise<Category> {
-    return this.put(await this.nextId(deadline), category, requestId, deadline);
+  async create(
+    category: NewCategory,
+    requestId: string,
+    deadline: number,
+    keyId?: string,
+  ): Promise<Category> {
+    return this.put(await this.nextId(deadline), category, requestId, deadline, keyId);
   }
 
   /** The put is conditional, so a retried put whose first attempt landed is recognised by its request id. */
@@ -68,9 +87,10 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     category: NewCategory,
     requestId: string,
     deadline: number,
+    keyId?: string,
   ): Promise<Category> {
     const stored: Category = { id, ...category };
-    const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
+    const fields = { ...stored, ...auditFields(this.now(), requestId, keyId) };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
     } catch (failure) {
@@ -171,6 +191,19 @@ export class CategoryStore extends TableRepository implements CategoryRepository
       // The store is still unreachable; the withdrawal did what it could.
     }
   }
+}
+
+/**
+ * Who made a category and when: stored with it, never listed or returned (toCategory and the
+ * list's projection leave them out). `requestId` is API Gateway's request id (the answer's
+ * Request-Id; it also tells a retried own write apart), `keyId` the creating API key's id.
+ */
+export function auditFields(
+  now: number,
+  requestId: string,
+  keyId: string | undefined,
+): { createdAt: string; requestId: string; keyId?: string | undefined } {
+  return { createdAt: new Date(now).toISOString(), requestId, keyId };
 }
 
 export function toCategory(item: Item): Category {

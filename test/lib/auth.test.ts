@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { allScopes } from "../../lib/scopes.ts";
 import { generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
@@ -105,6 +106,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
       keyId: "key_1",
       label: "t",
       createdAt: "2026-01-01T00:00:00Z",
+      scopes: allScopes,
     });
     const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
     await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toMatchObject({
@@ -114,6 +116,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
       keyId: "key_1",
       label: "t",
       createdAt: "x",
+      scopes: allScopes,
       revokedAt: "2026-01-01T00:00:01Z",
     });
     now += 29_000;
@@ -133,6 +136,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
       keyId: "k",
       label: "t",
       createdAt: "x",
+      scopes: allScopes,
       expiresAt: "2026-01-01T00:00:10Z",
     });
     const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
@@ -147,7 +151,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
     let now = 0;
     const lookup = new CountingLookup();
     const key = generateApiKey();
-    lookup.records.set(hashApiKey(key), { keyId: "k", label: "t", createdAt: "x" });
+    lookup.records.set(hashApiKey(key), { keyId: "k", label: "t", createdAt: "x", scopes: allScopes });
     const verifier = new ApiKeyVerifier(lookup, () => now, 10 * 60_000);
     await verifier.authenticate(`Bearer ${key}`, soon());
     now = 60_000;

@@ -18,6 +18,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { allScopes } from "../../lib/scopes.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { KeyLookup } from "../../lib/auth.ts";
@@ -34,6 +35,7 @@ const record: ApiKeyRecord = {
   keyId: "key_timing",
   label: "timing",
   createdAt: "2026-01-01T00:00:00.000Z",
+  scopes: allScopes,
 };
 
 class MapLookup implements KeyLookup {

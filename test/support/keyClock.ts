@@ -8,6 +8,7 @@ import type { KeyLookup } from "../../lib/auth.ts";
 import type { ApiKeyVerifier } from "../../lib/auth.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { allScopes } from "../../lib/scopes.ts";
 import { loadTemplate } from "../../local/template.ts";
 import { soon } from "./dynamo.ts";
 
@@ -48,6 +49,7 @@ export class OneKey implements KeyLookup {
       keyId: "key_revocation",
       label: "t",
       createdAt: "2026-01-01T00:00:00Z",
+      scopes: allScopes,
       ...record,
     };
   }
