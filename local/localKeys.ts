@@ -7,6 +7,7 @@
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
+import { KeyEventStore } from "../lib/repositories/keyEvents.ts";
 import type { DynamoDb } from "../lib/dynamodb.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
@@ -77,6 +78,8 @@ export async function prepareLocalKey(
 
 export interface LocalStore {
   readonly keys: ApiKeyStore;
+  /** The keys' audit trail (create, rotate, update, revoke). */
+  readonly events: KeyEventStore;
   close(): Promise<void>;
 }
 
@@ -104,6 +107,7 @@ export async function openLocalStore(dataDir: string): Promise<LocalStore> {
 function storeOf(db: DynamoDb, closeStore: () => Promise<void>): LocalStore {
   return {
     keys: new ApiKeyStore(db, localTableName),
+    events: new KeyEventStore(db, localTableName),
     close: async () => {
       db.close();
       await closeStore();

@@ -4,8 +4,13 @@
  * can be out of reach (no credentials, rejected credentials, no network, no table) becomes one
  * KeysTargetError saying what to check, within a few seconds.
  */
+import { userInfo } from "node:os";
 import { resolve } from "node:path";
+import aws4 from "aws4";
+import type { KeyStage } from "../lib/keyFormat.ts";
+import { keyStageOf } from "../lib/keyFormat.ts";
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
+import { KeyEventStore } from "../lib/repositories/keyEvents.ts";
 import { DynamoDb } from "../lib/dynamodb.ts";
 import { DynamoDbError } from "../lib/table/errors.ts";
 import type { AwsCredentials } from "../lib/dynamodb.ts";
@@ -16,7 +21,12 @@ import { StoreLockedError } from "../local/storeLock.ts";
 import { projectRoot } from "../local/template.ts";
 import { stageRegion } from "./stages.ts";
 
-export type Target = LocalStore;
+export interface Target extends LocalStore {
+  /** The stage a new key names (lib/keyFormat.ts). */
+  readonly keyStage: KeyStage;
+  /** Who is making changes, for the audit trail: the AWS identity's ARN, or the OS user. */
+  who(): Promise<string>;
+}
 
 /** A failure the operator can fix; the message says how. */
 export class KeysTargetError extends Error {
@@ -29,7 +39,8 @@ export const stageBudgetMs = 5000;
 export async function localTarget(env: NodeJS.ProcessEnv): Promise<Target> {
   const dataDir = resolve(projectRoot, env.DATA_DIR ?? ".data/dynamodb");
   try {
-    return await openLocalStore(dataDir);
+    const store = await openLocalStore(dataDir);
+    return { ...store, keyStage: "local", who: () => Promise.resolve(localOperator()) };
   } catch (error) {
     if (error instanceof StoreLockedError)
       throw new KeysTargetError(`${error.message} but left no endpoint file: stop it and retry`);
@@ -55,13 +66,66 @@ export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promis
   });
   const table = `petstore-${stage}`;
   const keys = new ApiKeyStore(db, table);
+  const credentials = (): Promise<AwsCredentials> =>
+    credentialsWithin(provider, stage, stageBudgetMs / 2);
   return {
     keys,
+    events: new KeyEventStore(db, table),
+    keyStage: keyStageOf(stage),
+    who: () => callerArn(region, credentials, env.AWS_ENDPOINT_URL_STS ?? env.AWS_ENDPOINT_URL),
     close: () => {
       db.close();
       return Promise.resolve();
     },
   };
+}
+
+/** The local operator: the OS user running the command. */
+export function localOperator(): string {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER ?? process.env.USERNAME ?? "unknown";
+  }
+  return `local:${name}`;
+}
+
+/**
+ * The ARN of the AWS identity the command runs as (STS GetCallerIdentity, which needs no
+ * permission), signed like the table's calls; "aws:unknown" when STS cannot say.
+ */
+async function callerArn(
+  region: string,
+  credentials: () => Promise<AwsCredentials>,
+  endpoint: string | undefined,
+): Promise<string> {
+  try {
+    const url = new URL("/", endpoint ?? `https://sts.${region}.amazonaws.com`);
+    const body = "Action=GetCallerIdentity&Version=2011-06-15";
+    const signed = aws4.sign(
+      {
+        host: url.host,
+        path: "/",
+        method: "POST",
+        service: "sts",
+        region,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body,
+      },
+      await credentials(),
+    );
+    const response = await fetch(url, {
+      method: "POST",
+      headers: signed.headers as Record<string, string>,
+      body,
+      signal: AbortSignal.timeout(stageBudgetMs / 2),
+    });
+    const arn = /<Arn>([^<]+)<\/Arn>/.exec(await response.text())?.[1];
+    return response.ok && arn ? arn : "aws:unknown";
+  } catch {
+    return "aws:unknown";
+  }
 }
 
 type Provider = () => Promise<AwsCredentials>;

@@ -1,11 +1,16 @@
 /**
- * `npm run keys -- <create|list|revoke> [options]`: the operator's API key command, for the
- * local store and for a deployed stage alike. Keys are shown once, on create; the table keeps
- * only their SHA-256. Every mistake ends in one line saying what to do, exit 2 (usage) or 1.
+ * `npm run keys -- <create|list|revoke|update|rotate|history> [options]`: the operator's API key
+ * command, for the local store and for a deployed stage alike. Keys are shown once, on create
+ * and rotate; the table keeps only their SHA-256. Every change is recorded in the stage's table
+ * with who made it and when (`history`). Every mistake ends in one line saying what to do, exit
+ * 2 (usage) or 1.
  *
- *   npm run keys -- create --label "partner-a" [--expires 2027-06-30] [--stage staging]
+ *   npm run keys -- create --label "partner-a" [--scope categories:read] [--expires 2027-06-30] [--stage staging]
  *   npm run keys -- list [--stage production]
+ *   npm run keys -- update key_0123abcd4567 --scope categories:read,categories:write
+ *   npm run keys -- rotate key_0123abcd4567 [--grace 24h]
  *   npm run keys -- revoke key_0123abcd4567 [--stage production]
+ *   npm run keys -- history [key_0123abcd4567]
  *
  * --stage local (default) uses the store of `npm start` (DATA_DIR, default .data/dynamodb);
  * staging and production use table petstore-<stage> with the operator's AWS credentials (the
@@ -13,16 +18,30 @@
  * (always that region, whatever AWS_REGION says).
  */
 import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
+import { maxGraceMs } from "../lib/repositories/apiKeys.ts";
+import type { KeyEvent, KeyEventKind } from "../lib/repositories/keyEvents.ts";
+import type { Scope } from "../lib/scopes.ts";
+import { allScopes, isScope, scopeText } from "../lib/scopes.ts";
 import type { Target } from "./keyTargets.ts";
 import { explainStageFailure, localTarget, stageBudgetMs, stageTarget } from "./keyTargets.ts";
 import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
-const usage = `usage: npm run keys -- <create|list|revoke> [--stage local|${stages.join("|")}]
-  create [--label NAME] [--expires ISO-DATE]   issue a key (printed once)
-  list                                         list keys (never the keys themselves)
-  revoke <keyId>                               revoke a key (refused within 60 s)`;
-const commands = ["create", "list", "revoke"];
+const usage = `usage: npm run keys -- <command> [--stage local|${stages.join("|")}]
+  create [--label NAME] [--scope SCOPE]… [--expires ISO-DATE]
+                                  issue a key (printed once); both scopes unless --scope names fewer
+  list                            list keys (never the keys themselves)
+  update <keyId> --scope SCOPE…   change a key's scopes in place (everywhere within 60 s)
+  rotate <keyId> [--grace 24h]    a new key like the old one; the old one expires after the grace
+                                  (s, m, h or d; default 24h, at most 7d)
+  revoke <keyId>                  revoke a key (refused within 60 s)
+  history [keyId]                 who created, rotated, updated or revoked keys, and when
+  scopes: ${allScopes.join(", ")} (repeat --scope, or separate with commas)`;
+const commands = ["create", "list", "revoke", "update", "rotate", "history"];
+const commandList = "create, list, update, rotate, revoke or history";
+/** Commands that take a keyId; `history` may. */
+const needsKeyId = new Set(["revoke", "update", "rotate"]);
+const defaultGraceMs = 24 * 3600 * 1000;
 
 interface Request {
   readonly command: string;
@@ -30,6 +49,8 @@ interface Request {
   readonly stage: string;
   readonly label: string;
   readonly expiresAt: Date | undefined;
+  readonly scopes: readonly Scope[] | undefined;
+  readonly graceMs: number;
 }
 
 function parse(argv: string[]): Request | "help" {
@@ -40,22 +61,67 @@ function parse(argv: string[]): Request | "help" {
       stage: { type: "string", default: "local" },
       label: { type: "string", default: "operator-issued" },
       expires: { type: "string" },
+      scope: { type: "string", multiple: true },
+      grace: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) return "help";
   const [command, keyId, ...extra] = positionals;
-  if (!command) throw new UsageError("no command given: use create, list or revoke");
+  if (!command) throw new UsageError(`no command given: use ${commandList}`);
   if (!commands.includes(command))
-    throw new UsageError(`unknown command "${command}": use create, list or revoke`);
-  if (extra.length > 0 || (keyId !== undefined && command !== "revoke"))
+    throw new UsageError(`unknown command "${command}": use ${commandList}`);
+  if (
+    extra.length > 0 ||
+    (keyId !== undefined && !needsKeyId.has(command) && command !== "history")
+  )
     throw new UsageError(`unexpected argument "${extra[0] ?? keyId ?? ""}"`);
-  if (command === "revoke" && !keyId)
-    throw new UsageError("revoke needs a keyId (see: npm run keys -- list)");
+  if (needsKeyId.has(command) && !keyId)
+    throw new UsageError(`${command} needs a keyId (see: npm run keys -- list)`);
+  const scopes = values.scope && scopesOf(values.scope);
+  if (scopes && command !== "create" && command !== "update")
+    throw new UsageError("--scope goes with create or update");
+  if (command === "update" && !scopes)
+    throw new UsageError("update needs what to change: --scope SCOPE (repeat for more)");
+  if (values.grace !== undefined && command !== "rotate")
+    throw new UsageError("--grace goes with rotate");
   const stage = values.stage;
   if (stage !== "local" && !stages.includes(stage))
     throw new UsageError(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
-  return { command, keyId, stage, label: values.label, expiresAt: expiry(values.expires) };
+  return {
+    command,
+    keyId,
+    stage,
+    label: values.label,
+    expiresAt: expiry(values.expires),
+    scopes,
+    graceMs: values.grace === undefined ? defaultGraceMs : grace(values.grace),
+  };
+}
+
+/** `--scope a --scope b` or `--scope a,b`: known scopes only, at least one. */
+function scopesOf(given: readonly string[]): Scope[] {
+  const names = given.flatMap((value) => value.split(",")).map((name) => name.trim());
+  const scopes: Scope[] = [];
+  for (const name of names) {
+    if (!isScope(name))
+      throw new UsageError(`unknown scope "${name}": use ${allScopes.join(" or ")}`);
+    if (!scopes.includes(name)) scopes.push(name);
+  }
+  if (scopes.length === 0) throw new UsageError(`--scope needs ${allScopes.join(" or ")}`);
+  return scopes;
+}
+
+const units: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `--grace 24h`: a whole number and a unit (s, m, h, d), at most 7 days. */
+function grace(text: string): number {
+  const match = /^(\d+)([smhd])$/.exec(text.trim());
+  const ms = match ? Number(match[1]) * (units[match[2] ?? ""] ?? 0) : Number.NaN;
+  if (!Number.isSafeInteger(ms))
+    throw new UsageError(`--grace must be a duration such as 90m, 24h or 7d, got "${text}"`);
+  if (ms > maxGraceMs) throw new UsageError(`--grace ${text} is over the limit: at most 7d`);
+  return ms;
 }
 
 function expiry(text: string | undefined): Date | undefined {
@@ -78,19 +144,78 @@ function show(record: ApiKeyRecord): string {
     record.keyId,
     record.label,
     `created ${record.createdAt}`,
+    `scopes ${scopeText(record.scopes) || "(none)"}`,
     record.expiresAt ? `expires ${record.expiresAt}` : "no expiry",
     state,
   ].join("  ");
 }
 
+function showEvent(event: KeyEvent): string {
+  return [event.at, event.event.padEnd(6), event.keyId, `by ${event.who}`, event.detail ?? ""]
+    .join("  ")
+    .trimEnd();
+}
+
 async function run(request: Request, target: Target): Promise<number> {
   const deadline = Date.now() + (request.stage === "local" ? 30_000 : stageBudgetMs);
   const { keys } = target;
+  const audit = async (event: KeyEventKind, keyId: string, detail?: string): Promise<void> => {
+    await target.events.record({ event, keyId, who: await target.who(), detail }, deadline);
+  };
+  const missing = (keyId: string): number => {
+    console.log(`no key ${keyId} in ${request.stage} (see: npm run keys -- list)`);
+    return 1;
+  };
   switch (request.command) {
     case "create": {
-      const { apiKey, record } = await keys.issue(request.label, request.expiresAt, deadline);
+      const { apiKey, record } = await keys.issue(
+        request.label,
+        request.expiresAt,
+        deadline,
+        undefined,
+        { scopes: request.scopes, stage: target.keyStage },
+      );
+      await audit(
+        "create",
+        record.keyId,
+        `label ${record.label}, scopes ${scopeText(record.scopes)}`,
+      );
       console.log(show(record));
       console.log(`\nAPI key (shown once, store it now):\n${apiKey}`);
+      return 0;
+    }
+    case "update": {
+      const keyId = request.keyId ?? "";
+      const record = await keys.update(keyId, { scopes: request.scopes }, deadline);
+      if (!record) return missing(keyId);
+      await audit("update", keyId, `scopes ${scopeText(record.scopes)}`);
+      console.log(show(record));
+      console.log(`updated ${keyId}; in effect everywhere within 60 s`);
+      return 0;
+    }
+    case "rotate": {
+      const keyId = request.keyId ?? "";
+      const rotation = await keys.rotate(keyId, request.graceMs, deadline, target.keyStage);
+      if (!rotation) return missing(keyId);
+      const { issued, previous } = rotation;
+      await audit(
+        "rotate",
+        keyId,
+        `new key ${issued.record.keyId}, old one expires ${previous.expiresAt ?? ""}`,
+      );
+      console.log(show(issued.record));
+      console.log(`${keyId} keeps working until ${previous.expiresAt ?? ""}, then is refused`);
+      console.log(`\nAPI key (shown once, store it now):\n${issued.apiKey}`);
+      return 0;
+    }
+    case "history": {
+      const events = await target.events.list(request.keyId, deadline);
+      const whose = request.keyId ? ` for ${request.keyId}` : "";
+      console.log(
+        events.length === 0
+          ? `no key events${whose} in ${request.stage}`
+          : events.map(showEvent).join("\n"),
+      );
       return 0;
     }
     case "list": {
@@ -102,16 +227,14 @@ async function run(request: Request, target: Target): Promise<number> {
     }
     default: {
       const keyId = request.keyId ?? "";
-      const record = (await keys.list(deadline)).find((r) => r.keyId === keyId);
-      if (!record) {
-        console.log(`no key ${keyId} in ${request.stage} (see: npm run keys -- list)`);
-        return 1;
-      }
+      const record = await keys.byId(keyId, deadline);
+      if (!record) return missing(keyId);
       if (record.revokedAt) {
         console.log(`${keyId} was already revoked on ${record.revokedAt}`);
         return 0;
       }
       await keys.revoke(keyId, deadline);
+      await audit("revoke", keyId);
       console.log(`revoked ${keyId}; refused everywhere within 60 s`);
       return 0;
     }

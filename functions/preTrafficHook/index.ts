@@ -7,6 +7,7 @@ import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { AwsCalls } from "../../lib/awsCall.ts";
 import { systemClock } from "../../lib/clock.ts";
 import { DynamoDb, environmentCredentials } from "../../lib/dynamodb.ts";
+import { keyStageOf } from "../../lib/keyFormat.ts";
 import type { HookDeps, HookEvent } from "../../lib/deployHook/hook.ts";
 import { preTrafficHook } from "../../lib/deployHook/hook.ts";
 
@@ -40,7 +41,11 @@ export function hookDeps(env: Env = process.env): HookDeps {
     },
     invoke: (arn, event) => aws.invoke(arn, event),
     issueKey: async (label, expiresAt) => {
-      const { apiKey, record } = await keys.issue(label, expiresAt, deadline());
+      // A key of the stage's own format: the new versions refuse any other without a read.
+      const stage = keyStageOf(env.STAGE ?? "local");
+      const { apiKey, record } = await keys.issue(label, expiresAt, deadline(), undefined, {
+        stage,
+      });
       return { apiKey, keyId: record.keyId };
     },
     revokeKey: async (keyId) => {

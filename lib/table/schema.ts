@@ -8,12 +8,15 @@
  *   withdrawal    "COUNTER"                           "cat#withdrawn#", ms (15 digits), "#", id   id N, at N, ttl N
  *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
  *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   the Idempotency-Key                fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
+ *   key event     "KEYEVENT"                          ISO time, "#", keyId, "#", random  event S, keyId S, who S, at S, detail S?
  *
  * All categories share one partition so a single Query reads them in id order (16 digits hold
  * every safe integer). Withdrawals sort just below the counter in its partition ("cat#" < "cate"),
  * so one consistent Query from a moment up to the counter reads both: a list's first step, one
  * read unit while the two come to under 4 KB (lib/categoryList/cache.ts). Only the hash of an API key is stored. Idempotency records are scoped per
  * API key by their partition, and DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
+ * Key events (the operator's audit trail: create, rotate, update, revoke) share one partition in
+ * time order; only the operator's command writes or reads them, never a function.
  *
  * A new item type gets a partition (or partition prefix) and a key function here, and nothing
  * else in the table layer changes; IAM's `dynamodb:LeadingKeys` conditions match these prefixes.
@@ -27,6 +30,7 @@ export const partitions = {
   category: "CATEGORY",
   counter: "COUNTER",
   apiKey: "APIKEY",
+  keyEvent: "KEYEVENT",
   idempotency: (scope: string): string => `IDEMPOTENCY#${scope}`,
 } as const;
 
@@ -55,6 +59,11 @@ export const keys = {
   withdrawal: (at: number, id: number): Key => ({
     pk: partitions.counter,
     sk: `${withdrawalsFrom(at)}#${id}`,
+  }),
+  /** Time first, so one Query reads the trail in order; the suffix keeps two events apart. */
+  keyEvent: (at: string, keyId: string, unique: string): Key => ({
+    pk: partitions.keyEvent,
+    sk: `${at}#${keyId}#${unique}`,
   }),
   idempotency: (scope: string, idempotencyKey: string): Key => ({
     pk: partitions.idempotency(scope),
