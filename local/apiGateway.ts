@@ -5,7 +5,7 @@
  * `{"message":"Internal Server Error"}` it answers when a function throws or returns too much.
  */
 import { isUtf8 } from "node:buffer";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type {
   APIGatewayProxyEventV2,
@@ -54,11 +54,21 @@ function decoded(text: string): string | undefined {
   }
 }
 
+/**
+ * A request id as API Gateway HTTP APIs make them (`$context.requestId`, e.g. "Ab3xQhFqDoEEJcw="):
+ * 16 base64 characters. The local gateway makes one per request, sends it as `apigw-requestid`
+ * on every answer as API Gateway does, and hands it to the function in `requestContext`.
+ */
+export function gatewayRequestId(): string {
+  return randomBytes(11).toString("base64");
+}
+
 export function toEvent(
   request: IncomingMessage,
   body: Buffer,
   target: RequestTarget,
   route: { routeKey: string; pattern: string | undefined },
+  requestId: string = gatewayRequestId(),
 ): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
@@ -100,7 +110,7 @@ export function toEvent(
         sourceIp: request.socket.remoteAddress ?? "127.0.0.1",
         userAgent: headers["user-agent"] ?? "",
       },
-      requestId: randomUUID(),
+      requestId,
       routeKey: route.routeKey,
       stage: "$default",
       time: now.toUTCString(),

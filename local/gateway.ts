@@ -14,7 +14,7 @@ import { routesOf } from "./template.ts";
 /** API Gateway: route by the template's route keys, invoke, and turn the result into HTTP. */
 export function gatewayTo(
   hosts: ReadonlyMap<string, FunctionHost>,
-): (request: IncomingMessage, body: Buffer) => Promise<HttpAnswer> {
+): (request: IncomingMessage, body: Buffer, requestId: string) => Promise<HttpAnswer> {
   const routeTable = routesOf();
   const routes = [...routeTable.entries()]
     .filter(([key]) => key !== "$default")
@@ -25,7 +25,7 @@ export function gatewayTo(
   const fallback = routeTable.get("$default");
   const fallbackHost = fallback && hosts.get(fallback.name);
 
-  return async (request, body) => {
+  return async (request, body, requestId) => {
     const target = parseTarget(request.url ?? "/");
     const path = target.decodedPath;
     // Local only: the API reference (npm run docs); API Gateway serves no such route.
@@ -44,10 +44,16 @@ export function gatewayTo(
         body: Buffer.from('{"message":"Not Found"}'),
       };
     }
-    const event = toEvent(request, body, target, {
-      routeKey: route?.routeKey ?? "$default",
-      pattern: route?.pattern,
-    });
+    const event = toEvent(
+      request,
+      body,
+      target,
+      {
+        routeKey: route?.routeKey ?? "$default",
+        pattern: route?.pattern,
+      },
+      requestId,
+    );
     const outcome = await host.invoke(event);
     if (outcome.ok) return fromResult(outcome.result);
     // A function that throws is a Lambda invocation error: API Gateway answers its own 500.

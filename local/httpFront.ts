@@ -2,6 +2,11 @@
  * The HTTP side of the local API Gateway: receiving requests (body limit, time limit) and
  * answering the ones Node's HTTP parser refuses before any project code runs. Node would answer
  * those with an empty 400/408/431; here they get the Error shape like every other answer.
+ *
+ * Every request gets API Gateway's request id here (local/apiGateway.ts): every answer carries
+ * it as `apigw-requestid`, as API Gateway's do; the function puts it in `Request-Id`, and so do
+ * this front's own Error-shaped answers. The answers that imitate API Gateway's own
+ * (`{"message": …}`: 413, its 500) carry only `apigw-requestid`, as API Gateway's do.
  */
 import { createServer, STATUS_CODES } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
@@ -9,7 +14,7 @@ import type { Duplex } from "node:stream";
 import { errors } from "../lib/errors.ts";
 import type { ApiError } from "../lib/errors.ts";
 import { toErrorResponse } from "../lib/http/errorResponse.ts";
-import { fromResult } from "./apiGateway.ts";
+import { fromResult, gatewayRequestId } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";
 
 /** API Gateway HTTP API refuses request bodies over 10 MB before any function runs. */
@@ -17,10 +22,16 @@ const gatewayMaxBodyBytes = 10 * 1024 * 1024;
 /** API Gateway's integration timeout: how long a request may take to arrive and be answered. */
 export const gatewayTimeoutMs = 30_000;
 
-export type RequestHandler = (request: IncomingMessage, body: Buffer) => Promise<HttpAnswer>;
+export type RequestHandler = (
+  request: IncomingMessage,
+  body: Buffer,
+  requestId: string,
+) => Promise<HttpAnswer>;
 
-export function errorAnswer(error: ApiError): HttpAnswer {
-  return fromResult(toErrorResponse(error).response);
+/** This front's own answer in the Error shape, with its Request-Id. */
+export function errorAnswer(error: ApiError, requestId: string): HttpAnswer {
+  const answer = fromResult(toErrorResponse(error).response);
+  return { ...answer, headers: { ...answer.headers, "request-id": requestId } };
 }
 
 export function createFront(handle: RequestHandler, timeoutMs = gatewayTimeoutMs): Server {
@@ -34,14 +45,16 @@ export function createFront(handle: RequestHandler, timeoutMs = gatewayTimeoutMs
       requireHostHeader: false,
     },
     (request, response) => {
+      const requestId = gatewayRequestId();
       void receive(request)
-        .then((body) => (body ? answer(request, body) : tooLarge))
+        .then((body) => (body ? answer(request, body, requestId) : tooLarge))
         .then((reply) => {
-          send(response, reply);
+          send(response, reply, requestId);
         })
         .catch((error: unknown) => {
           process.stderr.write(`local server: ${String(error)}\n`);
-          if (!response.headersSent) send(response, errorAnswer(errors.internal()));
+          if (!response.headersSent)
+            send(response, errorAnswer(errors.internal(), requestId), requestId);
         });
     },
   );
@@ -50,13 +63,13 @@ export function createFront(handle: RequestHandler, timeoutMs = gatewayTimeoutMs
   });
   return server;
 
-  function answer(request: IncomingMessage, body: Buffer): Promise<HttpAnswer> {
+  function answer(request: IncomingMessage, body: Buffer, requestId: string): Promise<HttpAnswer> {
     if (request.httpVersion === "1.1" && request.headers.host === undefined) {
       return Promise.resolve(
-        errorAnswer(errors.badRequest("an HTTP/1.1 request needs a Host header")),
+        errorAnswer(errors.badRequest("an HTTP/1.1 request needs a Host header"), requestId),
       );
     }
-    return handle(request, body);
+    return handle(request, body, requestId);
   }
 }
 
@@ -85,10 +98,11 @@ function receive(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function send(response: ServerResponse, reply: HttpAnswer): void {
+function send(response: ServerResponse, reply: HttpAnswer, requestId: string): void {
   if (response.destroyed) return;
   response.writeHead(reply.status, {
     ...reply.headers,
+    "apigw-requestid": requestId,
     "content-length": String(reply.body.length),
   });
   response.end(reply.body);
@@ -101,10 +115,12 @@ function refuse(error: NodeJS.ErrnoException, socket: Duplex, timeoutMs: number)
     socket.destroy();
     return;
   }
-  const reply = errorAnswer(refusal(error.code, timeoutMs));
+  const requestId = gatewayRequestId();
+  const reply = errorAnswer(refusal(error.code, timeoutMs), requestId);
   const head = [
     `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}`,
     ...Object.entries(reply.headers).map(([name, value]) => `${name}: ${value}`),
+    `apigw-requestid: ${requestId}`,
     `content-length: ${reply.body.length}`,
     "connection: close",
     "",

@@ -21,7 +21,7 @@ import {
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import { assertStoreFree } from "./storeLock.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
-import { functionsOf } from "./template.ts";
+import { functionsOf, templateFunctionEnv } from "./template.ts";
 
 export { localKeyLabel, localTableName } from "./localKeys.ts";
 
@@ -40,6 +40,11 @@ export interface LocalServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long a request may take to arrive (API Gateway's 30 s by default). */
   readonly requestTimeoutMs?: number;
+  /**
+   * Template parameters, as `sam local start-api --parameter-overrides` takes them: the
+   * functions' environment is the template's (local/template.ts), these in place of Defaults.
+   */
+  readonly parameterOverrides?: Readonly<Record<string, string>>;
 }
 
 export interface LocalServer {
@@ -66,8 +71,16 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const dynamo = await openStore(options);
     cleanup.push(() => dynamo.close());
     const key = await prepareStore(dynamo.endpoint, options);
-    const env = { ...options.env, ...localFunctionEnv(dynamo.endpoint, localTableName) };
-    const hosts = new Map(functionsOf().map((spec) => [spec.name, new FunctionHost(spec, env)]));
+    const storeEnv = localFunctionEnv(dynamo.endpoint, localTableName);
+    // The template's values first, then this shell's environment, then the overrides given on
+    // the command line, then the store's settings.
+    const envOf = (logicalId: string): Record<string, string> => {
+      const declared = templateFunctionEnv(logicalId, options.parameterOverrides);
+      return { ...declared.defaults, ...options.env, ...declared.overridden, ...storeEnv };
+    };
+    const hosts = new Map(
+      functionsOf().map((spec) => [spec.name, new FunctionHost(spec, envOf(spec.logicalId))]),
+    );
     cleanup.push(async () => {
       await Promise.all([...hosts.values()].map((host) => host.close()));
     });

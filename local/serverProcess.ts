@@ -25,11 +25,14 @@ export interface ServerOptions {
   readonly dataDir?: string;
   readonly apiKey?: string;
   readonly env?: Record<string, string>;
+  /** More command-line arguments for scripts/start.ts, e.g. --parameter-overrides. */
+  readonly args?: readonly string[];
 }
 
 export async function spawnLocalServer(options: ServerOptions = {}): Promise<RunningServer> {
   const args = ["--enable-source-maps", resolve(projectRoot, "scripts/start.ts")];
   if (!options.dataDir) args.push("--memory");
+  args.push(...(options.args ?? []));
   const child = spawn(process.execPath, args, {
     cwd: projectRoot,
     env: {

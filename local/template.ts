@@ -140,3 +140,78 @@ export function tableOf(template: Template = loadTemplate()): TableSpec {
   const { AttributeDefinitions, KeySchema } = table.Properties as unknown as TableSpec;
   return { AttributeDefinitions, KeySchema };
 }
+
+/** A parameter override the template does not declare, or a value it does not allow. */
+export class TemplateParameterError extends Error {
+  override readonly name = "TemplateParameterError";
+}
+
+/**
+ * Reads `sam local start-api --parameter-overrides` values: each argument holds one or more
+ * `Key=Value` pairs separated by white space (or SAM's `ParameterKey=Key,ParameterValue=Value`).
+ * Every key must be a parameter of the template, and a value must be one it allows.
+ */
+export function parseParameterOverrides(
+  args: readonly string[],
+  template: Template = loadTemplate(),
+): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const pair of args.flatMap((arg) => arg.trim().split(/\s+/)).filter(Boolean)) {
+    const sam = /^ParameterKey=([^,]+),ParameterValue=(.*)$/.exec(pair);
+    const equals = pair.indexOf("=");
+    const [name, value] = sam
+      ? [sam[1] ?? "", sam[2] ?? ""]
+      : [pair.slice(0, Math.max(equals, 0)), pair.slice(equals + 1)];
+    if (equals < 1) throw new TemplateParameterError(`"${pair}" is not Key=Value`);
+    const declared = template.Parameters?.[name];
+    if (!declared) {
+      const known = Object.keys(template.Parameters ?? {}).join(", ");
+      throw new TemplateParameterError(
+        `infra/template.yaml has no parameter ${name} (it has ${known})`,
+      );
+    }
+    const allowed = declared.AllowedValues?.map(String);
+    if (allowed && !allowed.includes(value))
+      throw new TemplateParameterError(
+        `${name} must be one of ${allowed.join(", ")}, got "${value}"`,
+      );
+    overrides[name] = value;
+  }
+  return overrides;
+}
+
+/**
+ * A function's environment as the template declares it (Globals, then the function's own
+ * Variables), as `sam local` resolves it: literal values, and `!Ref` of a template parameter
+ * (its override, else its Default). Anything else (a resource, `!Sub`, a parameter with neither)
+ * is left out: the local server sets what it needs itself (TABLE_NAME, DYNAMODB_ENDPOINT, …).
+ * `overridden` holds the variables whose value came from an override.
+ */
+export function templateFunctionEnv(
+  logicalId: string,
+  overrides: Readonly<Record<string, string>> = {},
+  template: Template = loadTemplate(),
+): { readonly defaults: Record<string, string>; readonly overridden: Record<string, string> } {
+  const variablesOf = (holder: unknown): Record<string, unknown> =>
+    (holder as { Environment?: { Variables?: Record<string, unknown> } } | undefined)?.Environment
+      ?.Variables ?? {};
+  const declared = {
+    ...variablesOf(template.Globals?.Function),
+    ...variablesOf(template.Resources[logicalId]?.Properties),
+  };
+  const defaults: Record<string, string> = {};
+  const overridden: Record<string, string> = {};
+  for (const [name, value] of Object.entries(declared)) {
+    if (typeof value === "string" || typeof value === "number") {
+      defaults[name] = String(value);
+      continue;
+    }
+    const ref = (value as { Ref?: unknown } | null)?.Ref;
+    if (typeof ref !== "string") continue;
+    if (ref in overrides) overridden[name] = overrides[ref] ?? "";
+    const fallback = template.Parameters?.[ref]?.Default;
+    if (typeof fallback === "string" || typeof fallback === "number")
+      defaults[name] = String(fallback);
+  }
+  return { defaults, overridden };
+}

@@ -12,13 +12,15 @@ import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
 import { storeEngineOf } from "../local/embeddedDynamo.ts";
 import type { StoreEngine } from "../local/embeddedDynamo.ts";
-import { projectRoot } from "../local/template.ts";
+import { parseParameterOverrides, projectRoot, TemplateParameterError } from "../local/template.ts";
 import type { LocalServer } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
 import { StoreUnreachableError } from "../local/storeCheck.ts";
 
-const usage = `usage: npm start [-- [--memory] [--dynamodb-local]]
+const usage = `usage: npm start [-- [--memory] [--dynamodb-local] [--parameter-overrides Key=Value …]]
+  --parameter-overrides: infra/template.yaml parameters, as sam local start-api takes them
+       (e.g. PetsSunsetAt=2027-01-01T00:00:00Z)
   env: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data/dynamodb), DYNAMODB_ENDPOINT,
        PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000), PETSTORE_STORE (dynalite|dynamodb-local)`;
 
@@ -27,7 +29,41 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
+/**
+ * `--parameter-overrides A=1 B=2` (or `--parameter-overrides "A=1 B=2"`, or `=` joined): the
+ * values up to the next option, and the other arguments.
+ */
+function splitOverrides(argv: readonly string[]): { rest: string[]; overrides: string[] } {
+  const rest: string[] = [];
+  const overrides: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg.startsWith("--parameter-overrides=")) {
+      overrides.push(arg.slice("--parameter-overrides=".length));
+    } else if (arg === "--parameter-overrides") {
+      const first = i + 1;
+      while (i + 1 < argv.length && !(argv[i + 1] ?? "").startsWith("--"))
+        overrides.push(argv[++i] ?? "");
+      if (i + 1 === first)
+        refuse(
+          "--parameter-overrides needs Key=Value pairs, e.g. PetsSunsetAt=2027-01-01T00:00:00Z",
+        );
+    } else rest.push(arg);
+  }
+  return { rest, overrides };
+}
+
+function parameterOverrides(args: readonly string[]): Record<string, string> {
+  try {
+    return parseParameterOverrides(args);
+  } catch (error) {
+    if (error instanceof TemplateParameterError) refuse(`--parameter-overrides: ${error.message}`);
+    throw error;
+  }
+}
+
+function settings(env: NodeJS.ProcessEnv, allArgs: readonly string[]) {
+  const { rest: argv, overrides } = splitOverrides(allArgs);
   const unknown = argv.filter((arg) => arg !== "--memory" && arg !== "--dynamodb-local");
   if (unknown.includes("--help") || unknown.includes("-h")) {
     process.stdout.write(`${usage}\n`);
@@ -61,6 +97,7 @@ function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
     dataDir: inMemory || endpoint ? undefined : resolve(projectRoot, env.DATA_DIR ?? dataFolder),
     apiKey: fixedKey,
     requestTimeoutMs: timeout,
+    parameterOverrides: parameterOverrides(overrides),
     // The functions see this shell's environment, as before; the store settings are the server's.
     env: Object.fromEntries(
       Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
