@@ -132,7 +132,10 @@ export function expectContractHeaders(
   expect(response.headers["x-content-type-options"]).toBe("nosniff");
 }
 
-/** The one JSON log line of an invocation: its request, route and status, and no key. */
+/**
+ * The one JSON log line of an invocation: its request (API Gateway's id, which the answer's
+ * Request-Id repeats, and Lambda's), route and status, and no key.
+ */
 export function expectOneLogLine(
   invocation: Invocation,
   event: HttpEvent,
@@ -141,8 +144,10 @@ export function expectOneLogLine(
   const text = invocation.logLines[0] ?? "";
   expectNoSecrets(text);
   const line = JSON.parse(text) as Record<string, unknown>;
+  expect(invocation.response.headers["request-id"]).toBe(event.requestContext.requestId);
   expect(line).toMatchObject({
-    requestId: invocation.awsRequestId,
+    requestId: event.requestContext.requestId,
+    lambdaRequestId: invocation.awsRequestId,
     route: event.routeKey,
     method: event.requestContext.http.method,
     status: invocation.response.statusCode,

@@ -6,11 +6,11 @@ import { ApiError } from "../../../lib/errors.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 
 describe("generated keys are random b64tokens and stored only as SHA-256", () => {
-  it("makes keys with 256 random bits that parse as Bearer tokens", () => {
+  it("makes keys of the contract format, with 256 random bits, that parse as Bearer tokens", () => {
     const keys = new Set(Array.from({ length: 200 }, generateApiKey));
     expect(keys.size).toBe(200);
     for (const key of keys) {
-      expect(key).toMatch(/^petstore_[A-Za-z0-9_-]{43}$/);
+      expect(key).toMatch(/^petstore_local_[0-9A-Za-z]{43}_[0-9A-Za-z]{6}$/);
       expect(parseAuthorization(`Bearer ${key}`)).toEqual({ kind: "bearer", token: key });
     }
   });
