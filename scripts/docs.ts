@@ -4,7 +4,8 @@
  * network), at dist/docs/index.html. The local server serves it at /docs (local/docsPage.ts).
  *
  * Each operation's `x-stability` is shown as a Redoc badge (`x-badges`), derived here so that
- * openapi.yaml keeps one marking per operation; `deprecated: true` Redoc shows itself.
+ * openapi.yaml keeps one marking per operation, and so is the scope its key needs
+ * (`x-required-scope`); `deprecated: true` Redoc shows itself.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -39,15 +40,21 @@ function isMapping(value: unknown): value is Mapping {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** openapi.yaml with a badge naming each operation's stability marking. */
+const scopeColour = "#1565c0";
+
+/** openapi.yaml with a badge naming each operation's stability marking, and its scope. */
 export function withStabilityBadges(document: Mapping): Mapping {
   const paths = isMapping(document.paths) ? document.paths : {};
   for (const item of Object.values(paths).filter(isMapping)) {
     for (const operation of operationKeys.map((key) => item[key]).filter(isMapping)) {
       const stability = operation["x-stability"];
       if (typeof stability !== "string") continue;
+      const scope = operation["x-required-scope"];
       operation["x-badges"] = [
         { name: stability, color: badgeColours[stability], position: "after" },
+        ...(typeof scope === "string"
+          ? [{ name: `scope ${scope}`, color: scopeColour, position: "after" }]
+          : []),
       ];
     }
   }

@@ -50,7 +50,9 @@ export interface paths {
          * @deprecated
          * @description Named by the interface, deprecated, and not specified: an authenticated request gets 501
          *     `not_implemented`, with a `Deprecation` header (RFC 9745) and, when a sunset date is
-         *     configured, a `Sunset` header (RFC 8594). Pet fields are not defined.
+         *     configured, a `Sunset` header (RFC 8594). Once that date has passed it gets 410 `gone`
+         *     instead, with the same headers. Any valid key will do: no scope is needed. Pet fields are
+         *     not defined.
          */
         get: operations["getPet"];
         put?: never;
@@ -71,7 +73,7 @@ export interface paths {
         /**
          * List store orders (not implemented)
          * @description Named by the interface and not specified: an authenticated request gets 501
-         *     `not_implemented`. Order fields are not defined. Experimental: every answer of the
+         *     `not_implemented` (any valid key: no scope is needed). Order fields are not defined. Experimental: every answer of the
          *     service carries `Stability: experimental`.
          */
         get: operations["listStoreOrders"];
@@ -126,7 +128,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "invalid_idempotency_key" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "response_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "bad_request" | "request_timeout" | "request_header_fields_too_large";
+            code: "invalid_json" | "invalid_body" | "invalid_idempotency_key" | "unauthorized" | "insufficient_scope" | "gone" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "response_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "bad_request" | "request_timeout" | "request_header_fields_too_large";
             /** @description Human-readable description of the error, to help a person fix the request. */
             message: string;
             /** @description The HTTP status code of the response. */
@@ -163,6 +165,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -189,6 +192,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "Request-Id": components["headers"]["RequestId"];
                 "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
                 [name: string]: unknown;
             };
@@ -209,6 +213,35 @@ export interface components {
             };
         };
         /**
+         * @description `insufficient_scope`: the key is valid but lacks the scope this operation needs (its
+         *     `security` requirement names it); `WWW-Authenticate` names it too. Checked after
+         *     authentication and before the body.
+         */
+        Forbidden: {
+            headers: {
+                "Cache-Control": components["headers"]["CacheControl"];
+                "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "Request-Id": components["headers"]["RequestId"];
+                "WWW-Authenticate": components["headers"]["InsufficientScope"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "insufficient_scope",
+                 *       "message": "this API key lacks the scope categories:write",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "insufficient_scope";
+                    /** @constant */
+                    status?: 403;
+                };
+            };
+        };
+        /**
          * @description The list is too large to send uncompressed (over the platform's 6 MB response limit) and
          *     the request's `Accept-Encoding` allows neither `br` nor `gzip`. Retry with
          *     `Accept-Encoding: gzip` or `br`.
@@ -217,6 +250,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -236,6 +270,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -256,6 +291,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["ServiceCacheControl"];
                 "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                "Request-Id": components["headers"]["ServiceRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -276,6 +312,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -292,6 +329,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                "Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -312,6 +350,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["ServiceCacheControl"];
                 "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                "Request-Id": components["headers"]["ServiceRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -333,6 +372,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["ServiceCacheControl"];
                 "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                "Request-Id": components["headers"]["ServiceRequestId"];
                 /** @description Seconds to wait before retrying; on the service's 503, absent on API Gateway's. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -354,6 +394,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["ServiceCacheControl"];
                 "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                "Request-Id": components["headers"]["ServiceRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -374,6 +415,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["ServiceCacheControl"];
                 "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                "Request-Id": components["headers"]["ServiceRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -466,6 +508,23 @@ export interface components {
          */
         WwwAuthenticate: string;
         /**
+         * @description API Gateway's id for this request (the same value as its `apigw-requestid` header): quote
+         *     it when asking about a request. The service's logs and the stage's access log name it.
+         */
+        RequestId: string;
+        /**
+         * @description The request's id on the service's answers (see `RequestId`); API Gateway's own answers of
+         *     the same status carry only `apigw-requestid`.
+         */
+        ServiceRequestId: string;
+        /**
+         * @description RFC 6750 §3.1: the key is valid but lacks the scope the operation needs, which `scope`
+         *     names.
+         */
+        InsufficientScope: string;
+        /** @description RFC 8594, on the 410: when the resource went away, as an HTTP-date. */
+        SunsetPassed: string;
+        /**
          * @description RFC 9745: when the resource was deprecated, as a structured-field date
          *     (`@` and seconds since the epoch).
          */
@@ -519,6 +578,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["ListCacheControl"];
                     ETag: components["headers"]["ListETag"];
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Request-Id": components["headers"]["RequestId"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -547,6 +607,7 @@ export interface operations {
             304: {
                 headers: {
                     "Cache-Control": components["headers"]["ListCacheControl"];
+                    "Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ListETag"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -554,6 +615,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["ResponseTooLarge"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
@@ -602,6 +664,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     Vary: components["headers"]["Vary"];
@@ -620,6 +683,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
@@ -646,6 +710,25 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
+            /** @description The pets API was withdrawn: its sunset date (the `Sunset` header) has passed. */
+            410: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Request-Id": components["headers"]["RequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["SunsetPassed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        code?: "gone";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -654,6 +737,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Request-Id": components["headers"]["RequestId"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     [name: string]: unknown;
@@ -685,6 +769,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Request-Id": components["headers"]["RequestId"];
                     Stability: components["headers"]["Stability"];
                     [name: string]: unknown;
                 };
