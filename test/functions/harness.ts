@@ -47,6 +47,8 @@ export interface Harness {
   invoke(handler: ServiceHandler, event: HttpEvent, functionName?: string): Promise<Invocation>;
   /** The categories in the store, read directly. */
   stored(): Promise<Category[]>;
+  /** The current test's table and a client for it, to issue keys or read raw items. */
+  table(): { readonly db: DynamoDb; readonly tableName: string };
   /** Stores categories directly (not through a handler), e.g. to make a large list. */
   seed(count: number, description?: string): Promise<void>;
 }
@@ -108,6 +110,7 @@ export function useHarness(): Harness {
       return { response, logLines: logLines.slice(before), awsRequestId: context.awsRequestId };
     },
     stored: () => new CategoryStore(started().db, tableName).list(Date.now() + 10_000),
+    table: () => ({ db: started().db, tableName }),
     seed: async (count, description = "seeded directly into the store") => {
       const store = new CategoryStore(started().db, tableName);
       for (let i = 0; i < count; i++) {

@@ -1,0 +1,99 @@
+/**
+ * A key of the contract's format whose checksum fails, or that names another stage, is refused
+ * with 401 and no store read: counted through the store proxy (local/storeProxy.ts) between the
+ * function's real DynamoDB client and the embedded store (dynalite, or DynamoDB Local with
+ * PETSTORE_STORE=dynamodb-local). And a valid key of either kind costs a list what it did.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
+import { createServiceDeps } from "../../lib/deps.ts";
+import type { HttpEvent } from "../../lib/http/message.ts";
+import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
+import { lambdaContext } from "../../local/apiGateway.ts";
+import { localFunctionEnv } from "../../local/functionEnv.ts";
+import { loadEvent } from "../functions/harness.ts";
+import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+import { divertEmfLines } from "../support/emf.ts";
+import type { RecordingProxy } from "../support/recordingDynamoProxy.ts";
+import { startRecordingProxy } from "../support/recordingDynamoProxy.ts";
+
+const store = useEmbeddedDynamo();
+divertEmfLines();
+let proxy: RecordingProxy;
+let tableName: string;
+let validKey: string;
+const legacyKey = "petstore_issued-before-the-format-0123456789";
+
+beforeAll(async () => {
+  proxy = await startRecordingProxy(store.endpoint);
+});
+afterAll(async () => {
+  await proxy.close();
+});
+beforeEach(async () => {
+  tableName = await store.newTable();
+  const keys = new ApiKeyStore(store.db, tableName);
+  validKey = (await keys.issue("format", undefined, soon())).apiKey;
+  await keys.issue("legacy", undefined, soon(), legacyKey);
+});
+
+/** Lists with `key` through a fresh container of the given stage; the store calls it made. */
+async function listWith(
+  key: string,
+  stage = "local",
+): Promise<{ status: number; calls: string[] }> {
+  const label = `request-${Math.random()}`;
+  const deps = createServiceDeps({
+    operation: "listCategories",
+    env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage },
+    sink: () => undefined,
+  });
+  const event: HttpEvent = loadEvent("list-ok.json");
+  event.headers.authorization = `Bearer ${key}`;
+  proxy.label = label;
+  const response = await listCategoriesHandler(deps)(event, lambdaContext("listCategories", 10));
+  proxy.label = "setup";
+  const calls = proxy.calls.filter((call) => call.label === label).map((c) => c.operation);
+  return { status: response.statusCode, calls };
+}
+
+function mangled(key: string, at: number): string {
+  const c = key[at] === "x" ? "y" : "x";
+  return `${key.slice(0, at)}${c}${key.slice(at + 1)}`;
+}
+
+describe("a key of the format that cannot be right gets 401 with no store read", () => {
+  it("refuses a mangled checksum with zero store calls", async () => {
+    const result = await listWith(mangled(validKey, validKey.length - 2));
+    expect(result).toEqual({ status: 401, calls: [] });
+  });
+
+  it("refuses a mangled random part with zero store calls", async () => {
+    const result = await listWith(mangled(validKey, 20));
+    expect(result).toEqual({ status: 401, calls: [] });
+  });
+
+  it("refuses a key that names another stage with zero store calls", async () => {
+    // The key is stored, and right for local: a staging container never looks it up.
+    const result = await listWith(validKey, "staging");
+    expect(result).toEqual({ status: 401, calls: [] });
+  });
+});
+
+describe("valid keys of either kind work, and cost a list what it cost before", () => {
+  it("a key of the format and a key from before it make the same store calls", async () => {
+    const formatted = await listWith(validKey);
+    const legacy = await listWith(legacyKey);
+    expect(formatted.status).toBe(200);
+    expect(legacy.status).toBe(200);
+    // One GetItem for the key record (scopes come with it), then the list's own reads.
+    expect(formatted.calls[0]).toBe("GetItem");
+    expect(formatted.calls.filter((op) => op === "GetItem")).toHaveLength(1);
+    expect(legacy.calls).toEqual(formatted.calls);
+  });
+
+  it("an unknown key not of the format is looked up as before (one read, then 401)", async () => {
+    const result = await listWith("petstore_never-issued-key");
+    expect(result).toEqual({ status: 401, calls: ["GetItem"] });
+  });
+});
