@@ -1,0 +1,128 @@
+/**
+ * Scopes (contract: "Keys: scopes"): categories:read lists, categories:write creates; a valid
+ * key without the scope gets 403 insufficient_scope with RFC 6750's challenge, after
+ * authentication and before the body; keys from before scopes have both; the 501/410 routes
+ * need only a valid key.
+ */
+import { describe, expect, it } from "vitest";
+import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
+import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
+import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
+import type { HttpEvent } from "../../lib/http/message.ts";
+import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { routeTableOf } from "../../lib/routes.ts";
+import type { Scope } from "../../lib/scopes.ts";
+import { Table } from "../../lib/table/table.ts";
+import { keys } from "../../lib/table/schema.ts";
+import { routesOf } from "../../local/template.ts";
+import { soon } from "../support/dynamo.ts";
+import { expectContractHeaders, expectOneLogLine, loadEvent, useHarness } from "./harness.ts";
+
+const harness = useHarness();
+const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
+
+const challenge = (scope: Scope): string =>
+  `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`;
+
+async function keyWith(scopes: readonly Scope[]): Promise<string> {
+  const { db, tableName } = harness.table();
+  const issued = await new ApiKeyStore(db, tableName).issue(
+    "scoped",
+    undefined,
+    soon(),
+    undefined,
+    {
+      scopes,
+    },
+  );
+  return issued.apiKey;
+}
+
+function withKey(name: string, key: string): HttpEvent {
+  const event = loadEvent(name);
+  event.headers.authorization = `Bearer ${key}`;
+  return event;
+}
+
+async function list(key: string) {
+  const event = withKey("list-ok.json", key);
+  const invocation = await harness.invoke(listCategoriesHandler(harness.deps()), event);
+  expectOneLogLine(invocation, event);
+  return invocation.response;
+}
+
+async function create(key: string, name = "create-ok.json") {
+  const event = withKey(name, key);
+  const invocation = await harness.invoke(createCategoryHandler(harness.deps()), event);
+  expectOneLogLine(invocation, event);
+  return invocation.response;
+}
+
+describe("a read-only key lists, and gets 403 with the challenge on create", () => {
+  it("lists (200) and is refused a create with scope categories:write named", async () => {
+    const key = await keyWith(["categories:read"]);
+    expect((await list(key)).statusCode).toBe(200);
+    const refused = await create(key);
+    expect(refused).toBeApiError(403, "insufficient_scope");
+    expect(refused.headers["www-authenticate"]).toBe(challenge("categories:write"));
+    expectContractHeaders(refused);
+    expect(await harness.stored()).toEqual([]);
+  });
+
+  it("gets 403, not 400, for a create whose body is also wrong: the scope is checked first", async () => {
+    const key = await keyWith(["categories:read"]);
+    for (const name of [
+      "create-invalid.json",
+      "create-malformed-json.json",
+      "create-wrong-media-type.json",
+    ])
+      expect(await create(key, name)).toBeApiError(403, "insufficient_scope");
+  });
+});
+
+describe("a write-only key creates, and gets 403 with the challenge on list", () => {
+  it("creates (201) and is refused a list with scope categories:read named", async () => {
+    const key = await keyWith(["categories:write"]);
+    expect((await create(key)).statusCode).toBe(201);
+    const refused = await list(key);
+    expect(refused).toBeApiError(403, "insufficient_scope");
+    expect(refused.headers["www-authenticate"]).toBe(challenge("categories:read"));
+  });
+});
+
+describe("authentication comes before the scope", () => {
+  it("an unknown key gets 401, never 403", async () => {
+    expect(await create("petstore_never-issued")).toBeApiError(401, "unauthorized");
+  });
+});
+
+describe("keys stored before scopes existed have both", () => {
+  it("a key record without a scopes attribute lists and creates", async () => {
+    const { db, tableName } = harness.table();
+    const key = "petstore_issued-before-scopes-existed";
+    await new Table(db, tableName).put(
+      keys.apiKey(hashApiKey(key)),
+      { keyId: "key_old", label: "old", createdAt: "2026-01-01T00:00:00.000Z" },
+      soon(),
+    );
+    expect((await list(key)).statusCode).toBe(200);
+    expect((await create(key)).statusCode).toBe(201);
+  });
+});
+
+describe("the 501 routes need only a valid key, whatever its scopes", () => {
+  it.each([[["categories:read"]], [["categories:write"]]] as [Scope[]][])(
+    "a key with %j gets 501 on the pets and store routes",
+    async (scopes) => {
+      const key = await keyWith(scopes);
+      for (const name of ["pets-get.json", "store-orders.json"]) {
+        const event = withKey(name, key);
+        const invocation = await harness.invoke(
+          routeFallbackHandler(harness.deps(), routes),
+          event,
+        );
+        expect(invocation.response).toBeApiError(501, "not_implemented");
+      }
+    },
+  );
+});
