@@ -1,0 +1,117 @@
+/**
+ * Keys over HTTP with the operator's command (scripts/keys.ts) against a running local server
+ * (the embedded store: dynalite, or DynamoDB Local with PETSTORE_STORE=dynamodb-local): scopes
+ * given at create and changed by update, rotation with both keys working during the grace, and
+ * the history of who did what. Every answer is checked against openapi.yaml.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { userInfo } from "node:os";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCategory, send } from "../support/client.ts";
+import type { CommandRun } from "../support/keysCli.ts";
+import { issueKey, keysCommand } from "../support/keysCli.ts";
+import type { RunningServer } from "../support/localServer.ts";
+import { startServer } from "../support/localServer.ts";
+
+const root = mkdtempSync(join(tmpdir(), "petstore-key-lifecycle-"));
+const dataDir = join(root, "dynamodb");
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ dataDir, env: { API_KEY_CACHE_SECONDS: "1" } });
+});
+afterAll(async () => {
+  await server.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const keys = (...args: string[]): CommandRun => keysCommand(dataDir, ...args);
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const listStatus = async (key: string) =>
+  (await send(server.baseUrl, { path: "/v1/categories", key })).status;
+/** A create the client may send again (Idempotency-Key): a kept-alive socket may close meanwhile. */
+const create = (key: string, name: string) =>
+  createCategory(server.baseUrl, key, { name }, { "idempotency-key": randomUUID() });
+const challenge = (scope: string) =>
+  `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`;
+
+describe("keys create --scope issues a key of the format with those scopes only", () => {
+  it("a read-only key lists and gets 403 with the challenge on create", async () => {
+    const { key } = issueKey(dataDir, "--scope", "categories:read");
+    expect(key).toMatch(/^petstore_local_[0-9A-Za-z]{43}_[0-9A-Za-z]{6}$/);
+    expect(await listStatus(key)).toBe(200);
+    const refused = await create(key, "not allowed");
+    expect(refused.status).toBe(403);
+    expect(refused.json()).toMatchObject({ code: "insufficient_scope", status: 403 });
+    expect(refused.headers["www-authenticate"]).toBe(challenge("categories:write"));
+  });
+
+  it("a write-only key creates and gets 403 with the challenge on list", async () => {
+    const { key } = issueKey(dataDir, "--scope", "categories:write");
+    expect((await create(key, "write-only")).status).toBe(201);
+    const refused = await send(server.baseUrl, { path: "/v1/categories", key });
+    expect(refused.status).toBe(403);
+    expect(refused.headers["www-authenticate"]).toBe(challenge("categories:read"));
+  });
+
+  it("list shows each key's scopes", () => {
+    const { keyId } = issueKey(dataDir, "--scope", "categories:read");
+    expect(keys("list").stdout).toMatch(new RegExp(`${keyId} .*scopes categories:read  `));
+  });
+});
+
+describe("keys update --scope changes a key in place, without a restart", () => {
+  it("a read-only key may create once updated (here within the 1 s cache)", async () => {
+    const { key, keyId } = issueKey(dataDir, "--scope", "categories:read");
+    expect((await create(key, "before")).status).toBe(403);
+    const run = keys("update", keyId, "--scope", "categories:read,categories:write");
+    expect(run.status).toBe(0);
+    await sleep(1100);
+    expect((await create(key, "after")).status).toBe(201);
+  });
+});
+
+describe("keys rotate gives a new key; both work during the grace", () => {
+  it("prints a new key with the same label and scopes, and both are accepted", async () => {
+    const old = issueKey(dataDir, "--scope", "categories:read");
+    const run = keys("rotate", old.keyId, "--grace", "1h");
+    expect(run.status).toBe(0);
+    const fresh = /^(petstore_local_\S+)$/m.exec(run.stdout)?.[1] ?? "";
+    expect(run.stdout).toMatch(/test-client {2}created .* {2}scopes categories:read {2}no expiry/);
+    expect(run.stdout).toContain(`${old.keyId} keeps working until`);
+    await sleep(1100);
+    expect(await listStatus(old.key)).toBe(200);
+    expect(await listStatus(fresh)).toBe(200);
+    expect(keys("list").stdout).toMatch(new RegExp(`${old.keyId} .* expires `));
+  });
+
+  it("refuses a grace over 7 days in one line", () => {
+    const run = keys("rotate", "key_000000000000", "--grace", "8d");
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("keys history lists every change with who made it and when", () => {
+  it("names the OS user locally, for all keys or one", () => {
+    const { keyId } = issueKey(dataDir);
+    expect(keys("update", keyId, "--scope", "categories:read").status).toBe(0);
+    expect(keys("revoke", keyId).status).toBe(0);
+    const run = keys("history", keyId);
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines.map((line) => line.split(/ {2}/)[1]?.trim())).toEqual([
+      "create",
+      "update",
+      "revoke",
+    ]);
+    for (const line of lines) {
+      expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}/);
+      expect(line).toContain(`by local:${userInfo().username}`);
+    }
+    expect(keys("history").stdout).toContain(keyId);
+  });
+});
