@@ -1,0 +1,71 @@
+/**
+ * `npm start -- --parameter-overrides Key=Value …` (as `sam local start-api` takes them): the
+ * functions' environment is the template's (Globals and the function's own Variables, `!Ref`
+ * of a parameter resolved to its override or Default), so PetsSunsetAt flips the pets route to
+ * 410 locally as it does deployed. A parameter the template lacks ends the start in one line.
+ */
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  parseParameterOverrides,
+  projectRoot,
+  templateFunctionEnv,
+  TemplateParameterError,
+} from "../../local/template.ts";
+import { send } from "../support/client.ts";
+import { useLocalServer } from "../support/localServer.ts";
+
+const sunset = "2020-01-01T00:00:00Z";
+const server = useLocalServer({ args: ["--parameter-overrides", `PetsSunsetAt=${sunset}`] });
+
+describe("a template parameter given on the command line reaches the functions", () => {
+  it("PetsSunsetAt in the past: the pets route answers 410 gone with its Sunset", async () => {
+    const answer = await send(server.baseUrl, { path: "/v1/pets/7", key: server.apiKey });
+    expect(answer.status).toBe(410);
+    expect(answer.json()).toMatchObject({ code: "gone", status: 410 });
+    expect(answer.headers.sunset).toBe(new Date(sunset).toUTCString());
+    expect(answer.headers.deprecation).toMatch(/^@\d+$/);
+  });
+});
+
+describe("overrides are read as SAM reads them", () => {
+  it("takes Key=Value pairs, several in one argument, and SAM's long form", () => {
+    expect(
+      parseParameterOverrides([
+        "PetsSunsetAt=2030-01-01T00:00:00Z LogRetentionDays=30",
+        "ParameterKey=PetsDeprecatedAt,ParameterValue=2025-01-01T00:00:00Z",
+      ]),
+    ).toEqual({
+      PetsSunsetAt: "2030-01-01T00:00:00Z",
+      LogRetentionDays: "30",
+      PetsDeprecatedAt: "2025-01-01T00:00:00Z",
+    });
+  });
+
+  it("refuses a parameter the template does not declare, or a value it does not allow", () => {
+    expect(() => parseParameterOverrides(["PetSunsetAt=x"])).toThrow(TemplateParameterError);
+    expect(() => parseParameterOverrides(["LogRetentionDays=3"])).toThrow(/one of 7, 14/);
+    expect(() => parseParameterOverrides(["no-equals"])).toThrow(/Key=Value/);
+  });
+
+  it("resolves the function environment from Defaults, and from overrides where given", () => {
+    const plain = templateFunctionEnv("RouteFallbackFunction");
+    expect(plain.defaults).toMatchObject({ PETS_SUNSET_AT: "", API_KEY_CACHE_SECONDS: "30" });
+    expect(plain.defaults).not.toHaveProperty("STAGE"); // Stage has no Default: "local" then
+    expect(plain.overridden).toEqual({});
+    const given = templateFunctionEnv("RouteFallbackFunction", { PetsSunsetAt: sunset });
+    expect(given.overridden).toEqual({ PETS_SUNSET_AT: sunset });
+  });
+
+  it("npm start ends in one line naming the unknown parameter", () => {
+    const run = spawnSync(
+      process.execPath,
+      [resolve(projectRoot, "scripts/start.ts"), "--memory", "--parameter-overrides", "Nope=1"],
+      { cwd: projectRoot, env: { ...process.env, PORT: "0" }, encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(/--parameter-overrides: infra\/template.yaml has no parameter Nope/);
+  });
+});
