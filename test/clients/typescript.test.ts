@@ -43,6 +43,7 @@ describe("errors are narrowed by code", () => {
     if (!error || !isServiceError(error)) throw new Error("expected the service's Error");
     expectTypeOf(error.code).toEqualTypeOf<
       | "unauthorized"
+      | "insufficient_scope"
       | "response_too_large"
       | "request_timeout"
       | "request_header_fields_too_large"

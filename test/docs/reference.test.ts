@@ -27,6 +27,8 @@ interface Operation {
   readonly stability: string;
   readonly tag: string;
   readonly deprecated: boolean;
+  /** The scope its key needs (x-required-scope), shown as a badge. */
+  readonly scope: string | undefined;
 }
 
 function operations(): Operation[] {
@@ -42,6 +44,10 @@ function operations(): Operation[] {
           stability: String(operation["x-stability"]),
           tag: String((operation.tags as string[])[0]),
           deprecated: operation.deprecated === true,
+          scope:
+            typeof operation["x-required-scope"] === "string"
+              ? operation["x-required-scope"]
+              : undefined,
         },
       ];
     }),
@@ -98,13 +104,17 @@ describe.skipIf(!haveChromium)("the API reference at the local server's /docs", 
   }
 
   it.each(operations())(
-    "shows $operationId with its stability marking ($stability)",
-    async ({ operationId, summary, stability, tag, deprecated }) => {
+    "shows $operationId with its stability marking ($stability) and scope ($scope)",
+    async ({ operationId, summary, stability, tag, deprecated, scope }) => {
       const view = await show(`${tag}/${operationId.toLowerCase()}`);
       const heading = view.locator("h2", { hasText: summary });
       await heading.waitFor();
       const badges = await heading.locator('[data-component-name="Tag/Tag"]').allTextContents();
-      const expected = deprecated ? [stability, "deprecated"] : [stability];
+      const expected = [
+        stability,
+        ...(deprecated ? ["deprecated"] : []),
+        ...(scope ? [`scope ${scope}`] : []),
+      ];
       expect(badges.map((badge) => badge.toLowerCase()).sort()).toEqual(expected.sort());
     },
   );

@@ -40,9 +40,7 @@ describe("the pets route answers 501 until its sunset and 410 gone from then on"
     expectContractHeaders(gone);
     expect(gone.headers.deprecation).toMatch(/^@\d+$/);
     expect(gone.headers.sunset).toBe(sunset.toUTCString());
-    expect(JSON.parse(gone.body)).toMatchObject({
-      message: expect.stringContaining(sunset.toISOString()),
-    });
+    expect((JSON.parse(gone.body) as { message: string }).message).toContain(sunset.toISOString());
   });
 
   it("still authenticates first: no key after the sunset is 401, with the headers", async () => {

@@ -151,7 +151,12 @@ describe("revoked and expired keys stop working within the cache window", () => 
     let now = 0;
     const lookup = new CountingLookup();
     const key = generateApiKey();
-    lookup.records.set(hashApiKey(key), { keyId: "k", label: "t", createdAt: "x", scopes: allScopes });
+    lookup.records.set(hashApiKey(key), {
+      keyId: "k",
+      label: "t",
+      createdAt: "x",
+      scopes: allScopes,
+    });
     const verifier = new ApiKeyVerifier(lookup, () => now, 10 * 60_000);
     await verifier.authenticate(`Bearer ${key}`, soon());
     now = 60_000;

@@ -11,7 +11,7 @@ import type { ObservedResponse } from "../support/openapi.ts";
 import { assertMatchesOpenApi } from "../support/openapi.ts";
 import type { JsonObject } from "../support/openapiDocument.ts";
 import { loadOpenApi, objectAt, operationMethods } from "../support/openapiDocument.ts";
-import { errorResponse, everyHeader } from "../support/openapiSamples.ts";
+import { errorResponse, everyHeader, everyHeaderOfScope } from "../support/openapiSamples.ts";
 
 const document = loadOpenApi();
 const errorsSource = readFileSync(resolve(projectRoot, "lib/errors.ts"), "utf8");
@@ -55,18 +55,20 @@ describe("openapi.yaml documents what the code answers", () => {
     expect(new Set(pairs.map(([, code]) => code))).toEqual(new Set(errorCodesInSource()));
     const routes = documentedRoutes();
     for (const [status, code] of pairs) {
-      const candidates: ObservedResponse[] = [
-        errorResponse(status, code, { path: "/v1/nope", headers: everyHeader }),
-        errorResponse(status, code, {
-          method: "PUT",
-          headers: { ...everyHeader, allow: "GET, POST" },
-        }),
-        ...routes.map((route) => {
-          const [method = "", path = ""] = route.split(" ");
-          const concrete = `/v1${path.replace(/\{[^}]+\}/g, "7")}`;
-          return errorResponse(status, code, { method, path: concrete, headers: everyHeader });
-        }),
-      ];
+      const candidates: ObservedResponse[] = [everyHeader, everyHeaderOfScope].flatMap(
+        (headers) => [
+          errorResponse(status, code, { path: "/v1/nope", headers }),
+          errorResponse(status, code, {
+            method: "PUT",
+            headers: { ...headers, allow: "GET, POST" },
+          }),
+          ...routes.map((route) => {
+            const [method = "", path = ""] = route.split(" ");
+            const concrete = `/v1${path.replace(/\{[^}]+\}/g, "7")}`;
+            return errorResponse(status, code, { method, path: concrete, headers });
+          }),
+        ],
+      );
       const accepted = candidates.filter((candidate) => {
         try {
           assertMatchesOpenApi(candidate);

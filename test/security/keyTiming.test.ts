@@ -10,14 +10,21 @@
  * guess shares with a key cannot change the time, and a guess cannot be improved one character
  * at a time.
  *
- * The measurements below take near misses (the valid key with its last character changed) and
- * far misses (random strings of the same length) in interleaved pairs, and check that the two
+ * Keys of the contract's format end in a checksum (lib/keyFormat.ts) that the verifier checks
+ * before all of this: a key whose checksum fails is refused at once, with no hash and no lookup.
+ * That is faster, but it tells a guesser nothing: the checksum is a public function of the key
+ * itself (CRC32 of the rest), the same for a stored key as for any other. So the guesses
+ * measured here are well-formed, with a right checksum, and take the whole path.
+ *
+ * The measurements below take near misses (the valid key with the last character of its random
+ * part changed, checksum recomputed) and far misses (fresh random keys of the format) in
+ * interleaved pairs, and check that the two
  * distributions cannot be told apart (sign test and median shift, see support/timing.ts). A
  * positive control, a verifier that compares characters before hashing, shows the same
  * statistics do see a leak.
  */
-import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { checksumOf } from "../../lib/keyFormat.ts";
 import { allScopes } from "../../lib/scopes.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
@@ -45,18 +52,24 @@ class MapLookup implements KeyLookup {
   }
 }
 
-const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** `petstore_local_<random>`: the key without its checksum. */
+const keyBody = key.slice(0, -7);
 
-/** The valid key with its last character changed, a different character each time. */
-const nearMissHeader = (index: number): string =>
-  `Bearer ${nearMiss(key, key.length - 1, base64url[index % base64url.length] ?? "A")}`;
-
-/** A random b64token of the key's length that does not even share its first character. */
-const farMissHeader = (): string => {
-  let guess = randomBytes(48).toString("base64url").slice(0, key.length);
-  if (guess.startsWith(key.slice(0, 1))) guess = `Q${guess.slice(1)}`;
-  return `Bearer ${guess}`;
+/**
+ * The valid key with the last character of its random part changed (a different character each
+ * time) and the checksum made right again: one character from the key, and well-formed.
+ */
+const nearMissHeader = (index: number): string => {
+  const last = keyBody.length - 1;
+  const wanted = base62[index % base62.length] ?? "A";
+  const other = wanted === keyBody[last] ? (base62[(index + 1) % base62.length] ?? "B") : wanted;
+  const body = nearMiss(keyBody, last, other);
+  return `Bearer ${body}_${checksumOf(body)}`;
 };
+
+/** A fresh random key of the format: well-formed, and unrelated to the stored one. */
+const farMissHeader = (): string => `Bearer ${generateApiKey()}`;
 
 /**
  * A fresh verifier per sample: its cache is empty, so every sample takes the full path (parse,

@@ -10,6 +10,7 @@ export const contractHeaders = {
   "content-type": "application/json; charset=utf-8",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
+  "request-id": "Ab3xQhFqDoEEJcw=",
 };
 /** The list's 200 is cacheable but always revalidated, and carries its ETag. */
 export const listHeaders = {
@@ -55,4 +56,12 @@ export const everyHeader = {
   "www-authenticate": 'Bearer realm="petstore"',
   "retry-after": "1",
   deprecation: "@1767225600",
+  sunset: "Thu, 01 Jan 2026 00:00:00 GMT",
+};
+
+/** everyHeader with the 403's challenge in place of the 401's. */
+export const everyHeaderOfScope = {
+  ...everyHeader,
+  "www-authenticate":
+    'Bearer realm="petstore", error="insufficient_scope", scope="categories:write"',
 };
