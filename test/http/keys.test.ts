@@ -89,7 +89,15 @@ describe("the store keeps hashes, never keys", () => {
 describe("the command refuses what it does not know", () => {
   it.each([
     [["--stage", "qa", "list"], /unknown stage "qa"/],
-    [["rotate"], /^keys: unknown command "rotate": use create, list or revoke/],
+    [
+      ["renew"],
+      /^keys: unknown command "renew": use create, list, update, rotate, revoke or history/,
+    ],
+    [["rotate"], /^keys: rotate needs a keyId/],
+    [["update", "key_0123abcd4567"], /^keys: update needs what to change: --scope/],
+    [["create", "--scope", "categories:admin"], /^keys: unknown scope "categories:admin"/],
+    [["rotate", "key_0123abcd4567", "--grace", "8d"], /^keys: --grace 8d is over the limit/],
+    [["rotate", "key_0123abcd4567", "--grace", "soon"], /^keys: --grace must be a duration/],
     [["create", "--expires", "tomorrow"], /--expires must be an ISO 8601 date/],
     [["create", "--expires", "2020-01-01"], /--expires 2020-01-01 is in the past/],
     [["create", "--labl", "x"], /^keys: unknown option --labl/],
