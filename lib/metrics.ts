@@ -13,7 +13,9 @@
  * six counters with fixed names, three fixed dimensions (four on Errors), far under EMF's
  * 100-metric / 30-dimension limits, and a cold-start count on on-demand containers only.
  *
- * Every metric carries the dimensions service, stage and function; `Errors` also `code`.
+ * Every metric carries the dimensions service, stage and function; `Errors` also `code`. Each
+ * document also names the invocation's request id (API Gateway's, as the request log line does)
+ * as a plain property, not a dimension, so a metric line is found with its request.
  * infra/template.yaml's alarms and dashboard name these exact metrics (test/infra checks it).
  */
 import type { MiddlewareObj } from "@middy/core";
@@ -88,6 +90,8 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
   /** This invocation's values by metric name; a name recorded twice is written as a list. */
   const recorded = new Map<string, number[]>();
   let coldStart = options.initializationType === "on-demand";
+  /** API Gateway's id of the request being served, set by the middleware's `before`. */
+  let requestId: string | undefined;
 
   const emit = (
     values: ReadonlyMap<string, readonly number[]>,
@@ -105,6 +109,7 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
         ],
       },
       ...fixed,
+      ...(requestId !== undefined && { requestId }),
       ...extra,
       ...Object.fromEntries(
         [...values].map(([name, list]) => [name, list.length === 1 ? list[0] : list]),
@@ -144,7 +149,10 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
     },
     flush,
     middleware: () => ({
-      before: () => {
+      before: (request) => {
+        const event = request.event as { requestContext?: { requestId?: unknown } } | undefined;
+        const id = event?.requestContext?.requestId;
+        requestId = typeof id === "string" && id !== "" ? id : undefined;
         if (!coldStart) return;
         coldStart = false;
         emit(new Map([[metricNames.coldStart, [1]]]));

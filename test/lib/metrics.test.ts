@@ -148,3 +148,26 @@ describe("the middy middleware flushes per invocation", () => {
     expect(documents().some((d) => declared(d).names.includes("StoreUnavailable"))).toBe(true);
   });
 });
+
+describe("every metric line names its request, as the request log line does", () => {
+  it("carries API Gateway's request id as a property, never as a dimension", async () => {
+    const metrics = createMetrics({ function: "createCategory", stage: "staging" });
+    const middleware = metrics.middleware();
+    const request = {
+      event: { requestContext: { requestId: "Ab3xQhFqDoEEJcw=" } },
+      context: {},
+      response: undefined,
+      error: undefined,
+      internal: {},
+    } as never;
+    await middleware.before?.(request);
+    metrics.error("unauthorized");
+    metrics.categoryCreated();
+    await middleware.after?.(request);
+    expect(documents()).toHaveLength(2);
+    for (const document of documents()) {
+      expect(document.requestId).toBe("Ab3xQhFqDoEEJcw=");
+      expect(declared(document).dimensions).not.toContain("requestId");
+    }
+  });
+});
