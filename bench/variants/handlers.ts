@@ -30,12 +30,15 @@ const counterKey = { pk: "COUNTER", sk: "category" };
 const sortKey = (id: number): string => String(id).padStart(16, "0");
 
 export function comparisonHandlers(db: Db, TableName: string): Handlers {
-  const authorized = async (event: Event): Promise<boolean> => {
+  /** The key's id when the key is accepted (stored with a created category, as ours does). */
+  const keyIdOf = async (event: Event): Promise<string | undefined> => {
     const token = event.headers.authorization?.replace(/^Bearer /i, "") ?? "";
     const Key = { pk: "APIKEY", sk: createHash("sha256").update(token).digest("hex") };
     const { Item } = await db.send("GetItem", { TableName, Key, ConsistentRead: true });
-    return Item !== undefined && Item.revokedAt === undefined;
+    return Item !== undefined && Item.revokedAt === undefined ? String(Item.keyId) : undefined;
   };
+  const authorized = async (event: Event): Promise<boolean> =>
+    (await keyIdOf(event)) !== undefined;
   const query = (pk: string, condition: string, values: Input, projection: string[]) =>
     db.query({
       ...{ TableName, KeyConditionExpression: `pk = :pk AND ${condition}`, ConsistentRead: true },
@@ -77,7 +80,8 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
   }
 
   async function create(event: Event, input: NewCategory): Promise<Result> {
-    if (!(await authorized(event))) return unauthorized;
+    const keyId = await keyIdOf(event);
+    if (keyId === undefined) return unauthorized;
     const { Attributes } = await db.send("UpdateItem", {
       ...{ TableName, Key: counterKey, ReturnValues: "UPDATED_NEW" },
       UpdateExpression: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
@@ -86,7 +90,7 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
     });
     const category = { id: Number(Attributes?.value), ...input };
     const { requestId } = event.requestContext;
-    const stored = { createdAt: new Date().toISOString(), requestId };
+    const stored = { createdAt: new Date().toISOString(), requestId, keyId };
     await db.send("PutItem", {
       ...{ TableName, ConditionExpression: "attribute_not_exists(pk)" },
       Item: { pk: "CATEGORY", sk: sortKey(category.id), ...category, ...stored },
