@@ -1,7 +1,7 @@
 /**
  * Lambda entry of the CodeDeploy pre-traffic hook (lib/deployHook/ does the work). The parts are
- * built on the first invocation, not at load: the local server loads every bundle the template
- * names, and this one needs settings only a deployment gives it.
+ * built on the first invocation, not at load: the settings come from a deployment, and a bundle
+ * loaded elsewhere (the tests, `npm run invoke`) needs none to load.
  *
  * Lambda and CodeDeploy are called through the AWS SDK, bundled into this function only: it runs
  * once per deploy, so its cold start does not matter (the request functions keep lib/dynamodb.ts).
