@@ -8,7 +8,14 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { versionVariable } from "../../../lib/deployHook/targets.ts";
 import { functionsOf, projectRoot } from "../../../local/template.ts";
-import { getAttArnOf, isObject, refOf, text } from "../../support/cloudFormation.ts";
+import {
+  asArray,
+  getAttArnOf,
+  iamStatements,
+  isObject,
+  refOf,
+  text,
+} from "../../support/cloudFormation.ts";
 import {
   apiFunctions,
   environmentOf,
@@ -47,6 +54,14 @@ describe("functions", () => {
     );
     const own = template.Resources[hook?.logicalId ?? ""]?.Properties?.Environment;
     expect(isObject(own) ? own.Variables : undefined).toEqual(variables);
+    // ...and may invoke exactly those versions.
+    const role = getAttArnOf(prop(hook?.logicalId ?? "", "Role"));
+    const invokable = iamStatements(template)
+      .filter(
+        ({ owner, statement }) => owner === role && statement.Action === "lambda:InvokeFunction",
+      )
+      .flatMap(({ statement }) => asArray(statement.Resource));
+    expect(invokable).toEqual(Object.values(variables));
   });
 
   it.each(functions)("%s: nodejs24.x on arm64, handler index.handler in ../dist", (id) => {
