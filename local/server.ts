@@ -78,8 +78,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       const declared = templateFunctionEnv(logicalId, options.parameterOverrides);
       return { ...declared.defaults, ...options.env, ...declared.overridden, ...storeEnv };
     };
+    // The functions behind routes: the pre-traffic hook (none) is never reached through the gateway.
+    const served = functionsOf().filter((spec) => spec.routeKeys.length > 0);
     const hosts = new Map(
-      functionsOf().map((spec) => [spec.name, new FunctionHost(spec, envOf(spec.logicalId))]),
+      served.map((spec) => [spec.name, new FunctionHost(spec, envOf(spec.logicalId))]),
     );
     cleanup.push(async () => {
       await Promise.all([...hosts.values()].map((host) => host.close()));

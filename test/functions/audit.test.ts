@@ -13,6 +13,8 @@ import { keys } from "../../lib/table/schema.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
 import { soon } from "../support/dynamo.ts";
 import { loadEvent, useHarness } from "./harness.ts";
+import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
+import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
 
 const harness = useHarness();
 
@@ -30,7 +32,10 @@ describe("a stored category records who created it and in which request, never a
     const event = loadEvent("create-ok.json");
     if (idempotencyKey) event.headers["idempotency-key"] = idempotencyKey;
     const before = Date.now();
-    const { response } = await harness.invoke(createCategoryHandler(harness.deps()), event);
+    const { response } = await harness.invoke(
+      createCategoryHandler(harness.deps(createCategoryDeps)),
+      event,
+    );
     expect(response.statusCode).toBe(201);
     const created = JSON.parse(response.body) as { id: number };
     const { db, tableName } = harness.table();
@@ -43,7 +48,7 @@ describe("a stored category records who created it and in which request, never a
     // Neither the create's answer nor the list shows them.
     expect(Object.keys(created).sort()).toEqual(["description", "id", "name"]);
     const listed = await harness.invoke(
-      listCategoriesHandler(harness.deps()),
+      listCategoriesHandler(harness.deps(listCategoriesDeps)),
       loadEvent("list-ok.json"),
     );
     expect(listed.response.body).not.toMatch(/keyId|requestId|createdAt/);

@@ -17,6 +17,9 @@ import { keys } from "../../lib/table/schema.ts";
 import { routesOf } from "../../local/template.ts";
 import { soon } from "../support/dynamo.ts";
 import { expectContractHeaders, expectOneLogLine, loadEvent, useHarness } from "./harness.ts";
+import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
+import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
+import { createServiceParts } from "../../lib/deps.ts";
 
 const harness = useHarness();
 const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
@@ -46,14 +49,20 @@ function withKey(name: string, key: string): HttpEvent {
 
 async function list(key: string) {
   const event = withKey("list-ok.json", key);
-  const invocation = await harness.invoke(listCategoriesHandler(harness.deps()), event);
+  const invocation = await harness.invoke(
+    listCategoriesHandler(harness.deps(listCategoriesDeps)),
+    event,
+  );
   expectOneLogLine(invocation, event);
   return invocation.response;
 }
 
 async function create(key: string, name = "create-ok.json") {
   const event = withKey(name, key);
-  const invocation = await harness.invoke(createCategoryHandler(harness.deps()), event);
+  const invocation = await harness.invoke(
+    createCategoryHandler(harness.deps(createCategoryDeps)),
+    event,
+  );
   expectOneLogLine(invocation, event);
   return invocation.response;
 }
@@ -118,7 +127,7 @@ describe("the 501 routes need only a valid key, whatever its scopes", () => {
       for (const name of ["pets-get.json", "store-orders.json"]) {
         const event = withKey(name, key);
         const invocation = await harness.invoke(
-          routeFallbackHandler(harness.deps(), routes),
+          routeFallbackHandler(harness.deps(createServiceParts), routes),
           event,
         );
         expect(invocation.response).toBeApiError(501, "not_implemented");

@@ -16,6 +16,9 @@ import { routesOf } from "../../local/template.ts";
 import { soon } from "../support/dynamo.ts";
 import type { Harness } from "./harness.ts";
 import { expectOneLogLine, loadEvent, useHarness } from "./harness.ts";
+import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
+import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
+import { createServiceParts } from "../../lib/deps.ts";
 
 const harness = useHarness();
 const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
@@ -30,10 +33,10 @@ const event = (name: string, change: (e: HttpEvent) => void = () => undefined): 
   loaded.requestContext.requestId = `${name.slice(0, 8)}${Math.random().toString(36).slice(2, 8)}=`;
   return loaded;
 };
-const list = (h: Harness) => listCategoriesHandler(h.deps());
-const create = (h: Harness) => createCategoryHandler(h.deps());
+const list = (h: Harness) => listCategoriesHandler(h.deps(listCategoriesDeps));
+const create = (h: Harness) => createCategoryHandler(h.deps(createCategoryDeps));
 const fallback = (h: Harness, env: Record<string, string> = {}) =>
-  routeFallbackHandler(h.deps(env), routes);
+  routeFallbackHandler(h.deps(createServiceParts, env), routes);
 const readOnlyKey = async (h: Harness): Promise<string> => {
   const { db, tableName } = h.table();
   const store = new ApiKeyStore(db, tableName);
@@ -92,7 +95,7 @@ describe("every answer carries Request-Id, the event's request id, named in the 
   });
 
   it("status 503: the store out of reach for the whole budget", async () => {
-    const deps = harness.deps({
+    const deps = harness.deps(listCategoriesDeps, {
       DYNAMODB_ENDPOINT: "http://127.0.0.1:9",
       STORE_ATTEMPT_TIMEOUT_MS: "100",
     });

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
-import { createServiceDeps } from "../../lib/deps.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
@@ -16,6 +15,7 @@ import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
 import { divertEmfLines } from "../support/emf.ts";
 import type { RecordingProxy } from "../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../support/recordingDynamoProxy.ts";
+import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
 
 const store = useEmbeddedDynamo();
 divertEmfLines();
@@ -43,7 +43,7 @@ async function listWith(
   stage = "local",
 ): Promise<{ status: number; calls: string[] }> {
   const label = `request-${Math.random()}`;
-  const deps = createServiceDeps({
+  const deps = listCategoriesDeps({
     operation: "listCategories",
     env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage },
     sink: () => undefined,
