@@ -37,8 +37,7 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
     const { Item } = await db.send("GetItem", { TableName, Key, ConsistentRead: true });
     return Item !== undefined && Item.revokedAt === undefined ? String(Item.keyId) : undefined;
   };
-  const authorized = async (event: Event): Promise<boolean> =>
-    (await keyIdOf(event)) !== undefined;
+  const authorized = async (event: Event): Promise<boolean> => (await keyIdOf(event)) !== undefined;
   const query = (pk: string, condition: string, values: Input, projection: string[]) =>
     db.query({
       ...{ TableName, KeyConditionExpression: `pk = :pk AND ${condition}`, ConsistentRead: true },
