@@ -195,6 +195,11 @@ async function run(request: Request, target: Target): Promise<number> {
     }
     case "rotate": {
       const keyId = request.keyId ?? "";
+      const current = await keys.byId(keyId, deadline);
+      if (current?.revokedAt) {
+        console.log(`${keyId} was revoked on ${current.revokedAt}: issue a new key with create`);
+        return 1;
+      }
       const rotation = await keys.rotate(keyId, request.graceMs, deadline, target.keyStage);
       if (!rotation) return missing(keyId);
       const { issued, previous } = rotation;

@@ -88,6 +88,17 @@ describe("keys rotate gives a new key; both work during the grace", () => {
     expect(keys("list").stdout).toMatch(new RegExp(`${old.keyId} .* expires `));
   });
 
+  it("will not bring a revoked key back by rotating it", () => {
+    const { keyId } = issueKey(dataDir);
+    expect(keys("revoke", keyId).status).toBe(0);
+    const run = keys("rotate", keyId);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(
+      new RegExp(`^${keyId} was revoked on .*: issue a new key with create`),
+    );
+    expect(run.stdout).not.toMatch(/petstore_/);
+  });
+
   it("refuses a grace over 7 days in one line", () => {
     const run = keys("rotate", "key_000000000000", "--grace", "8d");
     expect(run.status).toBe(2);
