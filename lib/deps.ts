@@ -22,7 +22,6 @@ import { createMetrics } from "./metrics.ts";
 import { ApiKeyStore } from "./repositories/apiKeys.ts";
 import type { CategoryRepository } from "./repositories/categories.ts";
 import { CategoryStore } from "./repositories/categories.ts";
-import { CategoryReader } from "./repositories/categoryReads.ts";
 import { IdempotencyRecordStore } from "./repositories/idempotencyRecords.ts";
 
 export interface ServiceDeps {
@@ -70,12 +69,12 @@ export function createServiceDeps(options: DepsOptions): ServiceDeps {
   });
   const keys = new ApiKeyStore(db, config.tableName, now);
   const categories = new CategoryStore(db, config.tableName, now);
-  const records = new IdempotencyRecordStore(db, config.tableName, now);
+  const records = new IdempotencyRecordStore(db, config.tableName);
   return {
     config,
     now,
     categories,
-    categoryList: new CategoryList(new CategoryReader(db, config.tableName), now),
+    categoryList: new CategoryList(db, config.tableName, now),
     idempotency: new IdempotentCreator(records, categories, now),
     verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),

@@ -37,7 +37,7 @@
  * idle, so the withdrawal is seen and the id dropped (unless stored again after it, by an
  * Idempotency-Key repeat). A cache idle for longer than the records are kept reads cold.
  */
-import type { Category } from "../repositories/categories.ts";
+import type { Category } from "../category.ts";
 
 export interface CounterState {
   readonly epoch: string;

@@ -11,7 +11,8 @@
  * A `fingerprint` of the validated body tells a repeat (same body) from a reuse (another body).
  */
 import { createHash } from "node:crypto";
-import type { Category, NewCategory } from "../repositories/categories.ts";
+import type { Category, NewCategory } from "../category.ts";
+import { fingerprintV1Fields } from "../category.ts";
 
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 
@@ -44,8 +45,43 @@ export function isExpired(ttlSeconds: number, now: number): boolean {
   return ttlSeconds < Math.floor(now / 1000);
 }
 
+/**
+ * The fingerprint of a validated request (v2): SHA-256 of its canonical JSON (keys sorted, absent
+ * fields left out), so every field of the model is covered, a field added later included.
+ * It is stored with its version, `v2:<hex>`; a record without one was written by v1.
+ */
 export function fingerprintOf(input: NewCategory): string {
-  return createHash("sha256")
-    .update(JSON.stringify([input.name, input.description ?? null]))
-    .digest("hex");
+  return `v2:${sha256(canonicalJson(input))}`;
+}
+
+/**
+ * Whether `stored` is the fingerprint of `input`, by the algorithm that wrote it. v1 (before
+ * v2; its records are kept 24 hours) hashed the JSON array of `fingerprintV1Fields`' values,
+ * null for an absent one; it goes once no record it wrote is live.
+ */
+export function fingerprintMatches(stored: string, input: NewCategory): boolean {
+  if (stored.startsWith("v2:")) return stored === fingerprintOf(input);
+  const fields = input as Readonly<Record<string, string | undefined>>;
+  const beyondV1 = Object.keys(fields).some(
+    (field) =>
+      fields[field] !== undefined && !(fingerprintV1Fields as readonly string[]).includes(field),
+  );
+  return (
+    !beyondV1 &&
+    stored === sha256(JSON.stringify(fingerprintV1Fields.map((field) => fields[field] ?? null)))
+  );
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** JSON with every object's keys in sorted order: one text per value, however it was built. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const entries = Object.entries(value)
+    .filter(([, field]) => field !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(",")}}`;
 }
