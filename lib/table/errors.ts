@@ -55,7 +55,7 @@ export function readAnswer(status: number, text: string): unknown {
     __type?: unknown;
     message?: unknown;
     Message?: unknown;
-    Item?: Item;
+    Item?: unknown;
   };
   const type = typeof fault.__type === "string" ? (fault.__type.split("#").pop() ?? "") : "";
   const message = fault.message ?? fault.Message;
@@ -63,7 +63,7 @@ export function readAnswer(status: number, text: string): unknown {
     type || `HTTP${status}`,
     status,
     typeof message === "string" ? message : "no message",
-    typeof fault.Item === "object" && fault.Item !== null ? fault.Item : undefined,
+    typeof fault.Item === "object" && fault.Item !== null ? (fault.Item as Item) : undefined,
   );
 }
 

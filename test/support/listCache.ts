@@ -86,7 +86,8 @@ function recordingReads(db: DynamoDb, reads: string[]): DynamoDb {
     return db.call(operation, input, deadline);
   };
   return new Proxy(db, {
-    get: (target, property) => (property === "call" ? call : Reflect.get(target, property)),
+    get: (target, property): unknown =>
+      property === "call" ? call : (Reflect.get(target, property) as unknown),
   });
 }
 
