@@ -61,13 +61,13 @@ export function fingerprintOf(input: NewCategory): string {
  */
 export function fingerprintMatches(stored: string, input: NewCategory): boolean {
   if (stored.startsWith("v2:")) return stored === fingerprintOf(input);
-  const fields = input as Readonly<Record<string, string | undefined>>;
-  const beyondV1 = Object.keys(fields).some(
-    (field) =>
-      fields[field] !== undefined && !(fingerprintV1Fields as readonly string[]).includes(field),
-  );
+  // v1 knew only its fields: a request with another one is no repeat of a record it wrote.
+  const fields: Readonly<Record<string, string | undefined>> = input;
+  const known = new Set<string>(fingerprintV1Fields);
+  if (Object.keys(fields).some((field) => fields[field] !== undefined && !known.has(field))) {
+    return false;
+  }
   return (
-    !beyondV1 &&
     stored === sha256(JSON.stringify(fingerprintV1Fields.map((field) => fields[field] ?? null)))
   );
 }
@@ -76,12 +76,11 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** JSON with every object's keys in sorted order: one text per value, however it was built. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  const entries = Object.entries(value)
-    .filter(([, field]) => field !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(",")}}`;
+/**
+ * The request as JSON with its fields in sorted order and absent ones left out: one text per
+ * request, however it was built. (Field names are never integer-like, which objects reorder.)
+ */
+export function canonicalJson(input: NewCategory): string {
+  const fields = Object.entries(input).filter(([, value]) => value !== undefined);
+  return JSON.stringify(Object.fromEntries(fields.sort(([a], [b]) => (a < b ? -1 : 1))));
 }

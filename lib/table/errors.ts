@@ -4,15 +4,17 @@
  * what `isRetryable` says until the request's deadline; what reaches a repository is either a
  * condition that did not hold (an expected outcome of a conditional write) or a fault to pass on.
  */
-import type { Item } from "../dynamodb.ts";
 /** An error answered by DynamoDB itself (`__type` without the namespace, e.g. `ConditionalCheckFailedException`). */
 export class DynamoDbError extends Error {
   override readonly name = "DynamoDbError";
   readonly type: string;
   readonly statusCode: number;
-  /** A failed condition's item, when the write asked for it (ReturnValuesOnConditionCheckFailure). */
-  readonly item: Item | undefined;
-  constructor(type: string, statusCode: number, message: string, item?: Item) {
+  /**
+   * A failed condition's item as answered, when the write asked for it
+   * (ReturnValuesOnConditionCheckFailure); read through Table.collidedWith.
+   */
+  readonly item: object | undefined;
+  constructor(type: string, statusCode: number, message: string, item?: object) {
     super(`${type}: ${message}`);
     this.type = type;
     this.statusCode = statusCode;
@@ -63,7 +65,7 @@ export function readAnswer(status: number, text: string): unknown {
     type || `HTTP${status}`,
     status,
     typeof message === "string" ? message : "no message",
-    typeof fault.Item === "object" && fault.Item !== null ? (fault.Item as Item) : undefined,
+    typeof fault.Item === "object" && fault.Item !== null ? fault.Item : undefined,
   );
 }
 

@@ -71,7 +71,7 @@ export class Table {
     key: Key,
     deadline: number,
   ): Promise<Item | undefined> {
-    return failure.item ?? (await this.get(key, deadline));
+    return (failure.item as Item | undefined) ?? (await this.get(key, deadline));
   }
 
   /** Applies `update`; with `returnNew`, answers the updated attributes (UPDATED_NEW). */
