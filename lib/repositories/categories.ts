@@ -5,14 +5,13 @@
  */
 import type { Category, NewCategory } from "../category.ts";
 import { categoryOf, fieldNames } from "../category.ts";
-import { withdrawalRecordMs } from "../categoryList/cache.ts";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
 import type { DynamoDb, Item } from "../dynamodb.ts";
 import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
-import { keys, partitions } from "../table/schema.ts";
+import { keys, partitions, withdrawalRecordMs } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
 
 export interface CategoryRepository {
