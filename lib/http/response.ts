@@ -74,17 +74,13 @@ export function jsonResponse(
   kept?: { readonly bodies: EncodedBodies; readonly version: string },
 ): HttpResponse {
   const coding = chooseEncoding(acceptEncoding);
-  const {
-    body,
-    coding: sent,
-    varies,
-  } = kept
+  const encoded = kept
     ? kept.bodies.of(kept.version, payload, coding)
     : encodeBody(JSON.stringify(payload), coding, zlibCompress);
   const headers: Record<string, string> = { ...contractHeaders, ...extraHeaders };
-  if (varies) headers.vary = "accept-encoding";
-  if (sent) headers["content-encoding"] = sent;
-  return { statusCode, headers, body, isBase64Encoded: sent !== undefined };
+  if (encoded.varies) headers.vary = "accept-encoding";
+  if (encoded.coding) headers["content-encoding"] = encoded.coding;
+  return { statusCode, headers, body: encoded.body, isBase64Encoded: encoded.coding !== undefined };
 }
 
 function encodeBody(
