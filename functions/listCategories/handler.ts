@@ -1,10 +1,10 @@
 import middy from "@middy/core";
+import { listVersion } from "../../lib/categoryList/cache.ts";
 import type { ListCategoriesDeps } from "./deps.ts";
 import { isNotModified } from "../../lib/http/conditional.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
 import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
-import { listVersion } from "../../lib/categoryList/cache.ts";
 
 /**
  * GET /v1/categories: every category, in id order, from the container's list cache; 304 when
