@@ -12,7 +12,7 @@ import {
   requestIdOf,
   requireScope,
 } from "../../lib/middleware.ts";
-import { parseNewCategory } from "../../lib/validation.ts";
+import { parseNewCategory } from "../../lib/category.ts";
 
 /**
  * POST /v1/categories: validates a NewCategory and stores it under the next id; with an

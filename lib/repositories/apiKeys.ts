@@ -5,14 +5,16 @@
  * (lib/keyFormat.ts) and their scopes (lib/scopes.ts) stored with them.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Item } from "../dynamodb.ts";
+import type { Clock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
+import type { DynamoDb, Item } from "../dynamodb.ts";
 import type { KeyStage } from "../keyFormat.ts";
 import { generateKey } from "../keyFormat.ts";
 import type { Scope } from "../scopes.ts";
 import { allScopes, scopeText, storedScopes } from "../scopes.ts";
 import { text, toItem } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
-import { TableRepository } from "./tableRepository.ts";
+import { Table } from "../table/table.ts";
 
 export interface ApiKeyRecord {
   /** Public handle for operators and logs; reveals nothing about the key. */
@@ -92,9 +94,17 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
 }
 
-export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
+export class ApiKeyStore implements ApiKeyRepository {
+  readonly #table: Table;
+  readonly #now: Clock;
+
+  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+    this.#table = new Table(db, tableName);
+    this.#now = now;
+  }
+
   async find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined> {
-    const item = await this.table.get(keys.apiKey(keyHash), deadline);
+    const item = await this.#table.get(keys.apiKey(keyHash), deadline);
     return item && toRecord(item);
   }
 
@@ -109,27 +119,27 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
     const record: ApiKeyRecord = {
       keyId: newKeyId(),
       label,
-      createdAt: new Date(this.now()).toISOString(),
+      createdAt: new Date(this.#now()).toISOString(),
       expiresAt: expiresAt?.toISOString(),
       scopes: options.scopes ?? allScopes,
     };
-    await this.table.put(keys.apiKey(hashApiKey(key)), toFields(record), deadline);
+    await this.#table.put(keys.apiKey(hashApiKey(key)), toFields(record), deadline);
     return { apiKey: key, record };
   }
 
   async list(deadline: number): Promise<ApiKeyRecord[]> {
-    const items = await this.table.queryAll({ partition: partitions.apiKey }, deadline);
+    const items = await this.#table.queryAll({ partition: partitions.apiKey }, deadline);
     return items.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async revoke(keyId: string, deadline: number): Promise<boolean> {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return false;
-    await this.table.update(
+    await this.#table.update(
       keys.apiKey(keyHash),
       {
         text: "SET revokedAt = if_not_exists(revokedAt, :now)",
-        values: { ":now": new Date(this.now()).toISOString() },
+        values: { ":now": new Date(this.#now()).toISOString() },
       },
       deadline,
     );
@@ -149,13 +159,13 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return undefined;
     if (changes.scopes !== undefined) {
-      await this.table.update(
+      await this.#table.update(
         keys.apiKey(keyHash),
         { text: "SET scopes = :scopes", values: { ":scopes": scopeText(changes.scopes) } },
         deadline,
       );
     }
-    const item = await this.table.get(keys.apiKey(keyHash), deadline);
+    const item = await this.#table.get(keys.apiKey(keyHash), deadline);
     return item && toRecord(item);
   }
 
@@ -174,7 +184,7 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
     const old = await this.#itemOf(keyId, deadline);
     const oldHash = old && text(old, "sk");
     if (!old || oldHash === undefined) return undefined;
-    const now = this.now();
+    const now = this.#now();
     const apiKey = generateApiKey(stage);
     const inherited = Object.fromEntries(
       Object.entries(old).filter(([name]) => !notInherited.has(name)),
@@ -191,10 +201,10 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
         scopes: scopeText(storedScopes(text(old, "scopes"))),
       }),
     };
-    await this.table.put(keys.apiKey(hashApiKey(apiKey)), fieldsOf(newItem), deadline);
+    await this.#table.put(keys.apiKey(hashApiKey(apiKey)), fieldsOf(newItem), deadline);
     const graceEnd = new Date(now + Math.min(Math.max(graceMs, 0), maxGraceMs)).toISOString();
     const expiresAt = oldExpiry !== undefined && oldExpiry < graceEnd ? oldExpiry : graceEnd;
-    await this.table.update(
+    await this.#table.update(
       keys.apiKey(oldHash),
       { text: "SET expiresAt = :at", values: { ":at": expiresAt } },
       deadline,
@@ -213,7 +223,7 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
 
   /** The stored item of the key with this id, reading pages only until it is found. */
   async #itemOf(keyId: string, deadline: number): Promise<Item | undefined> {
-    const pages = this.table.queryPages(
+    const pages = this.#table.queryPages(
       {
         partition: partitions.apiKey,
         filter: { text: "keyId = :id", values: { ":id": keyId } },

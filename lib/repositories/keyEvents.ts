@@ -5,10 +5,12 @@
  * command only (scripts/keys.ts); no function loads this module.
  */
 import { randomBytes } from "node:crypto";
-import type { Item } from "../dynamodb.ts";
+import type { Clock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
+import type { DynamoDb, Item } from "../dynamodb.ts";
 import { text } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
-import { TableRepository } from "./tableRepository.ts";
+import { Table } from "../table/table.ts";
 
 export type KeyEventKind = "create" | "rotate" | "update" | "revoke";
 
@@ -31,18 +33,26 @@ export interface KeyEventRepository {
 
 const kinds: readonly string[] = ["create", "rotate", "update", "revoke"];
 
-export class KeyEventStore extends TableRepository implements KeyEventRepository {
+export class KeyEventStore implements KeyEventRepository {
+  readonly #table: Table;
+  readonly #now: Clock;
+
+  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+    this.#table = new Table(db, tableName);
+    this.#now = now;
+  }
+
   async record(event: Omit<KeyEvent, "at">, deadline: number): Promise<KeyEvent> {
-    const stored: KeyEvent = { ...event, at: new Date(this.now()).toISOString() };
+    const stored: KeyEvent = { ...event, at: new Date(this.#now()).toISOString() };
     const unique = randomBytes(4).toString("hex");
-    await this.table.put(keys.keyEvent(stored.at, stored.keyId, unique), { ...stored }, deadline, {
+    await this.#table.put(keys.keyEvent(stored.at, stored.keyId, unique), { ...stored }, deadline, {
       text: "attribute_not_exists(pk)",
     });
     return stored;
   }
 
   async list(keyId: string | undefined, deadline: number): Promise<KeyEvent[]> {
-    const items = await this.table.queryAll(
+    const items = await this.#table.queryAll(
       {
         partition: partitions.keyEvent,
         consistent: true,
