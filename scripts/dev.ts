@@ -8,7 +8,10 @@
 import { context } from "esbuild";
 import type { Plugin } from "esbuild";
 import { functionBuilds } from "./build.ts";
-import { banner, startFromCommandLine, stopOnSignals } from "./start.ts";
+import { banner, readStart, startFromCommandLine, stopOnSignals } from "./start.ts";
+
+// The command line first: --help and a mistake end here, before anything is built or watched.
+const settings = readStart("dev", process.argv.slice(2));
 
 /** Set once the server runs: builds before that are the first ones. */
 const live: { reload?: () => Promise<void> } = {};
@@ -44,7 +47,7 @@ const contexts = await Promise.all(
 );
 await Promise.all(contexts.map((ctx) => ctx.watch()));
 await Promise.all(builds.map(({ built }) => built));
-const server = await startFromCommandLine(process.argv.slice(2));
+const server = await startFromCommandLine(settings);
 live.reload = () => server.reload();
 process.stderr.write(banner(server));
 process.stderr.write("[dev] watching functions/ and lib/; changes are served without a restart\n");

@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import { projectRoot } from "../local/template.ts";
+import { optionsOrExit } from "./lib/args.ts";
 
 export const docsFile = resolve(projectRoot, "dist/docs/index.html");
 const openApiFile = resolve(projectRoot, "openapi.yaml");
@@ -94,14 +95,19 @@ export async function buildDocs(output: string = docsFile): Promise<void> {
   }
 }
 
+const usage = `usage: npm run docs
+  the API reference, one offline HTML page from openapi.yaml: dist/docs/index.html
+  (npm start serves it at /docs, rebuilt when openapi.yaml changes)`;
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  optionsOrExit("docs", usage, process.argv.slice(2), {});
   try {
     await buildDocs();
     const kib = (readFileSync(docsFile).length / 1024).toFixed(0);
     console.log(`dist/docs/index.html  ${kib} KiB (served by npm start at /docs)`);
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr?.trim().split("\n").at(-1);
-    console.error(`npm run docs: the reference could not be built: ${detail ?? String(error)}`);
+    console.error(`docs: the reference could not be built: ${detail ?? String(error)}`);
     process.exitCode = 1;
   }
 }
