@@ -100,5 +100,5 @@ export function optionsOrExit<T extends NonNullable<ParseArgsConfig["options"]>>
     answersOf(script, usage),
   );
   if (typeof read === "number") process.exit(read);
-  return read.values as ReturnType<typeof parseArgs<{ args: string[]; options: T }>>["values"];
+  return read.values;
 }
