@@ -16,7 +16,7 @@ import { projectRoot } from "../local/template.ts";
 import type { LocalServer } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
-import { StoreUnreachableError } from "../local/storeCheck.ts";
+import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
 import { answersOf, commandLine, parseCommandLine } from "./lib/args.ts";
 
 /** The command a message names: `npm start`, or `dev` for `npm run dev` (scripts/dev.ts). */
@@ -83,9 +83,7 @@ function settings(
   const parsed = fixedKey && parseAuthorization(`Bearer ${fixedKey}`);
   if (parsed && !(parsed.kind === "bearer" && parsed.token === fixedKey))
     refuse("PETSTORE_API_KEY must be a token of letters, digits and -._~+/ (then =)");
-  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
-  if (endpoint && !URL.canParse(endpoint))
-    refuse(`DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "${endpoint}"`);
+  const endpoint = endpointOf(env);
   const inMemory = flags.memory;
   const engine = flags["dynamodb-local"] ? "dynamodb-local" : engineOf(env);
   const dataFolder = engine === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
@@ -102,6 +100,14 @@ function settings(
       Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
     ),
   };
+}
+
+function endpointOf(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return storeEndpointOf(env);
+  } catch (error) {
+    refuse((error as Error).message);
+  }
 }
 
 function engineOf(env: NodeJS.ProcessEnv): StoreEngine {
