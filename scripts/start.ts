@@ -16,6 +16,8 @@ import { projectRoot } from "../local/template.ts";
 import type { LocalServer } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
+import { logFormatOf } from "../local/requestLines.ts";
+import type { LogFormat } from "../local/requestLines.ts";
 import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
 import { answersOf, commandLine, parseCommandLine } from "./lib/args.ts";
 
@@ -95,11 +97,20 @@ function settings(
     dataDir: inMemory || endpoint ? undefined : resolve(projectRoot, env.DATA_DIR ?? dataFolder),
     apiKey: fixedKey,
     requestTimeoutMs: timeout,
+    logFormat: logFormatIn(env),
     // The functions see this shell's environment, as before; the store settings are the server's.
     env: Object.fromEntries(
       Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
     ),
   };
+}
+
+function logFormatIn(env: NodeJS.ProcessEnv): LogFormat {
+  try {
+    return logFormatOf(env);
+  } catch (error) {
+    refuse((error as Error).message);
+  }
 }
 
 function endpointOf(env: NodeJS.ProcessEnv): string | undefined {
@@ -147,6 +158,10 @@ export function banner(server: LocalServer): string {
     `Pet Store categories API (local) at ${server.baseUrl}`,
     `API key: ${server.apiKey} ${keyNote}`,
     `Try: curl -H "Authorization: Bearer ${server.apiKey}" ${server.baseUrl}/categories`,
+    `API reference: ${new URL(server.baseUrl).origin}/docs (typed client: clients/typescript)`,
+    server.logFormat === "text"
+      ? "One line per request below; LOG_FORMAT=json prints the functions' JSON log and EMF lines."
+      : "LOG_FORMAT=json: the functions' JSON log and EMF lines, as CloudWatch receives them.",
     "",
   ].join("\n");
 }
