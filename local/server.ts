@@ -78,9 +78,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const env = { ...options.env, ...localFunctionEnv(dynamo.endpoint, localTableName) };
     const text = options.logFormat === "text";
     const output = text ? quietFunctionOutput(processOutput) : processOutput;
-    const hosts = new Map(
-      functionsOf().map((spec) => [spec.name, new FunctionHost(spec, env, output)]),
-    );
+    // The functions behind routes: the pre-traffic hook (none) is never reached through the gateway.
+    const served = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+    const hosts = new Map(served.map((spec) => [spec.name, new FunctionHost(spec, env, output)]));
     cleanup.push(async () => {
       await Promise.all([...hosts.values()].map((host) => host.close()));
     });

@@ -1,5 +1,5 @@
 import middy from "@middy/core";
-import type { ServiceDeps } from "../../lib/deps.ts";
+import type { CreateCategoryDeps } from "./deps.ts";
 import { errors } from "../../lib/errors.ts";
 import { jsonRequestBody } from "../../lib/http/jsonBody.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
@@ -13,7 +13,7 @@ import { parseNewCategory } from "../../lib/validation.ts";
  * POST /v1/categories: validates a NewCategory and stores it under the next id; with an
  * Idempotency-Key, a repeat replays the first answer instead of creating again.
  */
-export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
+export function createCategoryHandler(deps: CreateCategoryDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
     .use(jsonRequestBody())

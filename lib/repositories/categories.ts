@@ -3,12 +3,11 @@
  * (UpdateItem ADD), so concurrent creates never share one; a create that fails after taking an
  * id leaves a gap, never a duplicate.
  */
-import { withdrawalRecordMs } from "../categoryList/cache.ts";
 import type { Item } from "../dynamodb.ts";
 import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
-import { keys, partitions } from "../table/schema.ts";
+import { keys, partitions, withdrawalRecordMs } from "../table/schema.ts";
 import { TableRepository } from "./tableRepository.ts";
 
 export interface NewCategory {

@@ -42,6 +42,9 @@ function withdrawalTimeKey(at: number): string {
 
 const withdrawalPrefix = "cat#withdrawn#";
 
+/** How long withdrawal records are kept (their DynamoDB TTL: deleted some time after). */
+export const withdrawalRecordMs = 24 * 60 * 60 * 1000;
+
 /** The sort key of the first withdrawal recorded at or after `since` (epoch ms). */
 export function withdrawalsFrom(since: number): string {
   return `${withdrawalPrefix}${withdrawalTimeKey(since)}`;

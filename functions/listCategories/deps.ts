@@ -1,0 +1,17 @@
+/** listCategories' parts: the shared ones and the container's list cache, nothing else. */
+import type { CategoryListing } from "../../lib/categoryList/reader.ts";
+import { CategoryList } from "../../lib/categoryList/reader.ts";
+import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
+import { createServiceParts } from "../../lib/deps.ts";
+import { CategoryReader } from "../../lib/repositories/categoryReads.ts";
+
+export interface ListCategoriesDeps extends ServiceDeps {
+  /** The container's list cache: one per container, so built here, once. */
+  readonly categoryList: CategoryListing;
+}
+
+export function listCategoriesDeps(options: DepsOptions): ListCategoriesDeps {
+  const { db, ...shared } = createServiceParts(options);
+  const reader = new CategoryReader(db, shared.config.tableName);
+  return { ...shared, categoryList: new CategoryList(reader, shared.now) };
+}
