@@ -16,7 +16,7 @@ export function createCategoryDeps(options: DepsOptions): CreateCategoryDeps {
   const { db, ...shared } = createServiceParts(options);
   const { tableName } = shared.config;
   const categories = new CategoryStore(db, tableName, shared.now);
-  const records = new IdempotencyRecordStore(db, tableName, shared.now);
+  const records = new IdempotencyRecordStore(db, tableName);
   return {
     ...shared,
     categories,

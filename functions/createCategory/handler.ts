@@ -7,7 +7,7 @@ import { header } from "../../lib/http/message.ts";
 import { parseIdempotencyKey } from "../../lib/http/request.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
 import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
-import { parseNewCategory } from "../../lib/validation.ts";
+import { parseNewCategory } from "../../lib/category.ts";
 
 /**
  * POST /v1/categories: validates a NewCategory and stores it under the next id; with an

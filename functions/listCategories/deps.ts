@@ -3,7 +3,6 @@ import type { CategoryListing } from "../../lib/categoryList/reader.ts";
 import { CategoryList } from "../../lib/categoryList/reader.ts";
 import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
 import { createServiceParts } from "../../lib/deps.ts";
-import { CategoryReader } from "../../lib/repositories/categoryReads.ts";
 
 export interface ListCategoriesDeps extends ServiceDeps {
   /** The container's list cache: one per container, so built here, once. */
@@ -12,6 +11,5 @@ export interface ListCategoriesDeps extends ServiceDeps {
 
 export function listCategoriesDeps(options: DepsOptions): ListCategoriesDeps {
   const { db, ...shared } = createServiceParts(options);
-  const reader = new CategoryReader(db, shared.config.tableName);
-  return { ...shared, categoryList: new CategoryList(reader, shared.now) };
+  return { ...shared, categoryList: new CategoryList(db, shared.config.tableName, shared.now) };
 }

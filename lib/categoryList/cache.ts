@@ -37,13 +37,24 @@
  * idle, so the withdrawal is seen and the id dropped (unless stored again after it, by an
  * Idempotency-Key repeat). A cache idle for longer than the records are kept reads cold.
  */
-import type { Category } from "../repositories/categories.ts";
+import type { Category } from "../category.ts";
 import { withdrawalRecordMs } from "../table/schema.ts";
 
 export interface CounterState {
   readonly epoch: string;
   readonly version: number;
   readonly lastId: number;
+}
+
+/**
+ * The list's version as its answers name it (`Reply.version`: the ETag, lib/http/conditional.ts):
+ * the counter's epoch (a recreated table starts a new one) and version. Tags built on it are weak:
+ * for a moment around a create (its put has landed, its commit has not yet bumped the version)
+ * two containers may answer the same version with and without that category, so it promises
+ * equivalent content, not identical bytes.
+ */
+export function listVersion(counter: Pick<CounterState, "epoch" | "version">): string {
+  return `${counter.epoch}.${String(counter.version)}`;
 }
 
 /** A category as read, with when it was stored (epoch ms; NaN when unknown). */

@@ -21,16 +21,12 @@ const onlyCalledBy: readonly { readonly routeKey?: string; readonly modules: rea
       modules: [
         /^lib\/idempotency\//,
         /^lib\/repositories\/idempotencyRecords\.ts$/,
-        /^lib\/validation\.ts$/,
         /\/@middy\/http-json-body-parser\//,
       ],
     },
     {
       routeKey: "GET /v1/categories",
-      modules: [
-        /^lib\/categoryList\/(cache|reader|ranges|snapshot)\.ts$/,
-        /^lib\/repositories\/categoryReads\.ts$/,
-      ],
+      modules: [/^lib\/categoryList\/(cache|reader|ranges|snapshot)\.ts$/],
     },
     {
       modules: [/^lib\/deployHook\//, /\/@aws-sdk\//, /\/@smithy\//],

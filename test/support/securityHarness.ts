@@ -9,7 +9,7 @@ import type { DepsOptions } from "../../lib/deps.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceHandler } from "../../lib/middleware.ts";
-import type { Category } from "../../lib/repositories/categories.ts";
+import type { Category } from "../../lib/category.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";

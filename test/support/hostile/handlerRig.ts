@@ -15,7 +15,7 @@ import { createServiceParts } from "../../../lib/deps.ts";
 import type { HttpEvent } from "../../../lib/http/message.ts";
 import type { ServiceHandler } from "../../../lib/middleware.ts";
 import { hashApiKey } from "../../../lib/repositories/apiKeys.ts";
-import type { Category } from "../../../lib/repositories/categories.ts";
+import type { Category } from "../../../lib/category.ts";
 import { routeTableOf } from "../../../lib/routes.ts";
 import { routesOf } from "../../../local/template.ts";
 import { bodyText } from "../../functions/harness.ts";
