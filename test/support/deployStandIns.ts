@@ -5,7 +5,7 @@
  * in-process. Nothing reaches AWS.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "vitest";
@@ -43,9 +43,22 @@ export function operatorSamconfig(edit: (text: string) => string = (text) => tex
     .replaceAll("111111111111", operatorAccounts.staging)
     .replaceAll("222222222222", operatorAccounts.production)
     .replace("oncall@example.com", operatorEmail);
-  const path = join(mkdtempSync(join(tmpdir(), "petstore-samconfig-")), "samconfig.toml");
+  const path = join(mkdtempSync(join(samconfigDir(), "op-")), "samconfig.toml");
   writeFileSync(path, edit(text));
   return path;
+}
+
+let samconfigs: string | undefined;
+/** One folder per test process for the operators' samconfig files, removed when it exits. */
+function samconfigDir(): string {
+  if (samconfigs === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "petstore-samconfig-"));
+    process.once("exit", () => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+    samconfigs = dir;
+  }
+  return samconfigs;
 }
 
 /**

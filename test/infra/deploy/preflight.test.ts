@@ -5,7 +5,6 @@
  * needs no key and prints the same findings; --print-role gives the workflow its role.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deploy } from "../../../scripts/deploy.ts";
@@ -115,7 +114,7 @@ describe("the pre-flight on an operator's config (in-process)", () => {
   });
 
   it("refuses a workflow whose role ARN names another account than samconfig.toml", async () => {
-    const workflow = join(mkdtempSync(join(tmpdir(), "petstore-workflow-")), "deploy.yml");
+    const workflow = join(mkdtempSync(join(scratch, "workflow-")), "deploy.yml");
     writeFileSync(
       workflow,
       readFileSync(workflowPath, "utf8").replace(
