@@ -12,7 +12,8 @@
  *   npm run keys -- revoke key_0123abcd4567 [--stage production]
  *   npm run keys -- history [key_0123abcd4567]
  *
- * --stage local (default) uses the store of `npm start` (DATA_DIR, default .data/dynamodb);
+ * --stage local (default) uses the store `npm start` would: DYNAMODB_ENDPOINT when set, else the
+ * data folder's (DATA_DIR, default .data/dynamodb); every answer names the store it used;
  * staging and production use table petstore-<stage> with the operator's AWS credentials (the
  * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml
  * (always that region, whatever AWS_REGION says).
@@ -23,7 +24,13 @@ import type { KeyEvent, KeyEventKind } from "../lib/repositories/keyEvents.ts";
 import type { Scope } from "../lib/scopes.ts";
 import { allScopes, isScope, scopeText } from "../lib/scopes.ts";
 import type { Target } from "./keyTargets.ts";
-import { explainStageFailure, localTarget, stageBudgetMs, stageTarget } from "./keyTargets.ts";
+import {
+  explainStageFailure,
+  KeysTargetError,
+  localTarget,
+  stageBudgetMs,
+  stageTarget,
+} from "./keyTargets.ts";
 import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
@@ -36,7 +43,9 @@ const usage = `usage: npm run keys -- <command> [--stage local|${stages.join("|"
                                   (s, m, h or d; default 24h, at most 7d)
   revoke <keyId>                  revoke a key (refused within 60 s)
   history [keyId]                 who created, rotated, updated or revoked keys, and when
-  scopes: ${allScopes.join(", ")} (repeat --scope, or separate with commas)`;
+  scopes: ${allScopes.join(", ")} (repeat --scope, or separate with commas)
+  --stage local (default): the store npm start uses, DYNAMODB_ENDPOINT when set, else DATA_DIR
+  (.data/dynamodb); a stage: table petstore-<stage> with your AWS credentials (AWS_PROFILE)`;
 const commands = ["create", "list", "revoke", "update", "rotate", "history"];
 const commandList = "create, list, update, rotate, revoke or history";
 /** Commands that take a keyId; `history` may. */
@@ -163,7 +172,7 @@ async function run(request: Request, target: Target): Promise<number> {
     await target.events.record({ event, keyId, who: await target.who(), detail }, deadline);
   };
   const missing = (keyId: string): number => {
-    console.log(`no key ${keyId} in ${request.stage} (see: npm run keys -- list)`);
+    console.log(`no key ${keyId} in ${target.where} (see: npm run keys -- list)`);
     return 1;
   };
   switch (request.command) {
@@ -181,6 +190,7 @@ async function run(request: Request, target: Target): Promise<number> {
         `label ${record.label}, scopes ${scopeText(record.scopes)}`,
       );
       console.log(show(record));
+      console.log(`issued in ${target.where}`);
       console.log(`\nAPI key (shown once, store it now):\n${apiKey}`);
       return 0;
     }
@@ -226,7 +236,9 @@ async function run(request: Request, target: Target): Promise<number> {
     case "list": {
       const records = await keys.list(deadline);
       console.log(
-        records.length === 0 ? `no keys in ${request.stage}` : records.map(show).join("\n"),
+        records.length === 0
+          ? `no keys in ${target.where}`
+          : [`keys in ${target.where}:`, ...records.map(show)].join("\n"),
       );
       return 0;
     }
@@ -240,7 +252,7 @@ async function run(request: Request, target: Target): Promise<number> {
       }
       await keys.revoke(keyId, deadline);
       await audit("revoke", keyId);
-      console.log(`revoked ${keyId}; refused everywhere within 60 s`);
+      console.log(`revoked ${keyId} in ${target.where}; refused everywhere within 60 s`);
       return 0;
     }
   }
@@ -266,7 +278,12 @@ async function main(argv: string[]): Promise<number> {
       await target.close();
     }
   } catch (error) {
-    const explained = stage === "local" ? undefined : explainStageFailure(error, stage);
+    const explained =
+      error instanceof KeysTargetError
+        ? error.message
+        : stage === "local"
+          ? undefined
+          : explainStageFailure(error, stage);
     const why = error instanceof Error ? error.message.split("\n", 1)[0] : String(error);
     console.error(`keys: ${explained ?? `the ${stage} store failed: ${why}`}`);
     return 1;
