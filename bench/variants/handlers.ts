@@ -94,6 +94,8 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
     const stored = { createdAt: new Date().toISOString(), requestId, keyId };
     await db.send("PutItem", {
       ...{ TableName, ConditionExpression: "attribute_not_exists(pk)" },
+      // As ours (lib/table/table.ts): a collided write answers the item it collided with.
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
       Item: { pk: "CATEGORY", sk: sortKey(category.id), ...category, ...stored },
     });
     await db.send("UpdateItem", {
