@@ -8,6 +8,8 @@
  */
 import type { Clock } from "./clock.ts";
 import { errors } from "./errors.ts";
+import type { RateLimit } from "./rateLimit/policy.ts";
+import { parseRateLimit } from "./rateLimit/policy.ts";
 import type { ApiKeyRecord } from "./repositories/apiKeys.ts";
 import { hashApiKey } from "./repositories/apiKeys.ts";
 
@@ -42,6 +44,8 @@ export interface Principal {
   readonly keyId: string;
   /** The hash scopes per-key state (idempotency records); it never leaves the process. */
   readonly keyHash: string;
+  /** The key's own rate limit; undefined: the stage's default (lib/rateLimit/). */
+  readonly rateLimit?: RateLimit | undefined;
 }
 
 interface CacheEntry {
@@ -52,6 +56,12 @@ interface CacheEntry {
 const maxCacheEntries = 10_000;
 /** Unknown keys are remembered briefly, so a flood of bad keys does not become a flood of reads. */
 const negativeCacheMs = 5_000;
+
+function ownRateLimit(record: ApiKeyRecord): RateLimit | undefined {
+  if (record.rate === undefined || record.burst === undefined) return undefined;
+  const limit = parseRateLimit(record.rate, record.burst);
+  return typeof limit === "string" ? undefined : limit;
+}
 
 export class ApiKeyVerifier implements Authenticator {
   readonly #keys: KeyLookup;
@@ -72,7 +82,7 @@ export class ApiKeyVerifier implements Authenticator {
     const keyHash = hashApiKey(credentials.token);
     const record = await this.#lookup(keyHash, deadline);
     if (!record || !this.#usable(record)) throw errors.keyNotAccepted();
-    return { keyId: record.keyId, keyHash };
+    return { keyId: record.keyId, keyHash, rateLimit: ownRateLimit(record) };
   }
 
   #usable(record: ApiKeyRecord): boolean {

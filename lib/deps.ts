@@ -24,6 +24,9 @@ import type { CategoryRepository } from "./repositories/categories.ts";
 import { CategoryStore } from "./repositories/categories.ts";
 import { CategoryReader } from "./repositories/categoryReads.ts";
 import { IdempotencyRecordStore } from "./repositories/idempotencyRecords.ts";
+import { RateLimitBucketStore } from "./repositories/rateLimitBuckets.ts";
+import type { RateLimiting } from "./rateLimit/limiter.ts";
+import { RateLimiter } from "./rateLimit/limiter.ts";
 
 export interface ServiceDeps {
   readonly config: ServiceConfig;
@@ -33,6 +36,8 @@ export interface ServiceDeps {
   readonly categoryList: CategoryListing;
   readonly idempotency: IdempotentCreation;
   readonly verifier: Authenticator;
+  /** The container's share of every key's rate limit: one per container, so built here, once. */
+  readonly limiter: RateLimiting;
   readonly logger: RequestLog;
   readonly metrics: ServiceMetrics;
 }
@@ -78,6 +83,7 @@ export function createServiceDeps(options: DepsOptions): ServiceDeps {
     categoryList: new CategoryList(new CategoryReader(db, config.tableName), now),
     idempotency: new IdempotentCreator(records, categories, now),
     verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs),
+    limiter: new RateLimiter({ buckets: new RateLimitBucketStore(db, config.tableName, now), now }),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),
     metrics,
   };

@@ -8,7 +8,14 @@ import type {
   ServiceMiddleware,
   ServiceResult,
 } from "../../lib/middleware.ts";
-import { authorize, errorResponse, isHttpResponse, requestLog } from "../../lib/middleware.ts";
+import {
+  authorize,
+  errorResponse,
+  isHttpResponse,
+  rateLimit,
+  rateLimitHeaders,
+  requestLog,
+} from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
@@ -21,6 +28,7 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
     .use(deps.metrics.middleware())
     .use(requestLog(deps.logger, deps.now))
     .use(routeHeaders(deps))
+    .use(rateLimitHeaders())
     .use(errorResponse(deps.metrics))
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
@@ -31,6 +39,7 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
         : errors.methodNotAllowed(decision.path, decision.allow);
     })
     .use(authorize(deps.verifier, deps.now))
+    .use(rateLimit(deps.limiter, deps.config.defaultRateLimit, deps.metrics, deps.now))
     .handler<HttpEvent, HttpResponse>((event) => {
       if (event.routeKey === petsRoute) throw errors.notImplemented("the pets API");
       throw errors.notImplemented("the store orders API");

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Item } from "../dynamodb.ts";
-import { text } from "../table/item.ts";
+import { num, text } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
 import { TableRepository } from "./tableRepository.ts";
 
@@ -16,6 +16,15 @@ export interface ApiKeyRecord {
   readonly createdAt: string;
   readonly expiresAt?: string | undefined;
   readonly revokedAt?: string | undefined;
+  /** The key's own rate limit ("50/s", "600/min") and burst; unset: the stage's default. */
+  readonly rate?: string | undefined;
+  readonly burst?: number | undefined;
+}
+
+/** A key's own rate limit as stored (lib/rateLimit/policy.ts parses and checks it). */
+export interface KeyRateLimit {
+  readonly rate: string;
+  readonly burst: number;
 }
 
 export interface IssuedKey {
@@ -33,11 +42,14 @@ export interface ApiKeyRepository {
     expiresAt: Date | undefined,
     deadline: number,
     apiKey?: string,
+    rateLimit?: KeyRateLimit,
   ): Promise<IssuedKey>;
   /** Every key record, oldest first. */
   list(deadline: number): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when no key has that id. Revoking twice keeps the first time. */
   revoke(keyId: string, deadline: number): Promise<boolean>;
+  /** Sets the key's own rate limit; false when no key has that id. */
+  setRateLimit(keyId: string, rateLimit: KeyRateLimit, deadline: number): Promise<boolean>;
 }
 
 /** Keys are `petstore_` + 43 base64url characters: RFC 6750 b64token characters only. */
@@ -60,12 +72,15 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
     expiresAt: Date | undefined,
     deadline: number,
     apiKey = generateApiKey(),
+    rateLimit?: KeyRateLimit,
   ): Promise<IssuedKey> {
     const record: ApiKeyRecord = {
       keyId: `key_${randomBytes(6).toString("hex")}`,
       label,
       createdAt: new Date(this.now()).toISOString(),
       expiresAt: expiresAt?.toISOString(),
+      rate: rateLimit?.rate,
+      burst: rateLimit?.burst,
     };
     await this.table.put(keys.apiKey(hashApiKey(apiKey)), { ...record }, deadline);
     return { apiKey, record };
@@ -84,6 +99,20 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
       {
         text: "SET revokedAt = if_not_exists(revokedAt, :now)",
         values: { ":now": new Date(this.now()).toISOString() },
+      },
+      deadline,
+    );
+    return true;
+  }
+
+  async setRateLimit(keyId: string, rateLimit: KeyRateLimit, deadline: number): Promise<boolean> {
+    const keyHash = await this.#hashOf(keyId, deadline);
+    if (keyHash === undefined) return false;
+    await this.table.update(
+      keys.apiKey(keyHash),
+      {
+        text: "SET rate = :rate, burst = :burst",
+        values: { ":rate": rateLimit.rate, ":burst": rateLimit.burst },
       },
       deadline,
     );
@@ -114,5 +143,7 @@ function toRecord(item: Item): ApiKeyRecord {
     createdAt: text(item, "createdAt") ?? "",
     expiresAt: text(item, "expiresAt"),
     revokedAt: text(item, "revokedAt"),
+    rate: text(item, "rate"),
+    burst: num(item, "burst"),
   };
 }

@@ -8,12 +8,15 @@
  *   withdrawal    "COUNTER"                           "cat#withdrawn#", ms (15 digits), "#", id   id N, at N, ttl N
  *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
  *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   the Idempotency-Key                fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
+ *   rate bucket   "RATELIMIT#<keyId>"                 "bucket"                           tat N (epoch ms the bucket is full again), ttl N
  *
  * All categories share one partition so a single Query reads them in id order (16 digits hold
  * every safe integer). Withdrawals sort just below the counter in its partition ("cat#" < "cate"),
  * so one consistent Query from a moment up to the counter reads both: a list's first step, one
  * read unit while the two come to under 4 KB (lib/categoryList/cache.ts). Only the hash of an API key is stored. Idempotency records are scoped per
  * API key by their partition, and DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
+ * A key's rate limit bucket (lib/repositories/rateLimitBuckets.ts) has a partition of its own, so
+ * one key's writes never heat another's; its `ttl` removes it once it would be full again anyway.
  *
  * A new item type gets a partition (or partition prefix) and a key function here, and nothing
  * else in the table layer changes; IAM's `dynamodb:LeadingKeys` conditions match these prefixes.
@@ -28,6 +31,7 @@ export const partitions = {
   counter: "COUNTER",
   apiKey: "APIKEY",
   idempotency: (scope: string): string => `IDEMPOTENCY#${scope}`,
+  rateLimit: (keyId: string): string => `RATELIMIT#${keyId}`,
 } as const;
 
 /** Zero-padded, so string order of sort keys is id order. */
@@ -60,4 +64,5 @@ export const keys = {
     pk: partitions.idempotency(scope),
     sk: idempotencyKey,
   }),
+  rateLimitBucket: (keyId: string): Key => ({ pk: partitions.rateLimit(keyId), sk: "bucket" }),
 };
