@@ -15,7 +15,7 @@ import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { localFunctionEnv } from "../../local/functionEnv.ts";
+import { localFunctionEnv, unthrottled } from "../../local/functionEnv.ts";
 import type { RecordedCall, RecordingProxy } from "./recordingDynamoProxy.ts";
 import { startRecordingProxy } from "./recordingDynamoProxy.ts";
 import { divertEmfLines } from "./emf.ts";
@@ -92,7 +92,11 @@ export function useSecurityHarness(): SecurityHarness {
     deps: (extraEnv = {}) =>
       createServiceDeps({
         operation: "security",
-        env: { ...localFunctionEnv(started().proxy.endpoint, tableName), ...extraEnv },
+        env: {
+          ...localFunctionEnv(started().proxy.endpoint, tableName),
+          ...unthrottled,
+          ...extraEnv,
+        },
         sink: (line) => {
           logLines.push(line);
         },
