@@ -7,9 +7,10 @@
  * - None, and the last look at the bucket said it holds less than a lease until `retryAt`: refuse
  *   without a store call (429, `Retry-After` up to that moment).
  * - Otherwise lease a block: one conditional write; when the guess about the bucket was wrong,
- *   one read and at most one more write. A bucket that cannot give half a lease refuses, and the
- *   container waits (with jitter, so containers do not all ask at once) until it can give a whole
- *   one: leases stay full-sized, which is what keeps the writes per request low.
+ *   one read and at most one more write. After a refusal the container reads first (others have
+ *   been taking meanwhile). A bucket that cannot give half a lease refuses, and the container
+ *   waits (with jitter, so containers do not all ask at once) until it can give a whole one:
+ *   leases stay full-sized, which is what keeps the writes per request low.
  * - The store does not answer within the limiter's budget: admit (fail open), tell `onFailOpen`,
  *   and admit without asking for the next second, so a store in trouble is not asked again by
  *   every request. The middleware counts and logs each such admission (`failedOpen`).
@@ -116,30 +117,34 @@ export class RateLimiter implements RateLimiting {
   ): Promise<Admission> {
     const interval = intervalMs(limit);
     const lease = leaseSize(limit);
+    const enough = Math.ceil(lease / 2);
+    const available = (tat: number | undefined): number =>
+      Math.floor((now + limit.burst * interval - Math.max(tat ?? 0, now)) / interval);
     const take = (tokens: number, expectedTat: number | undefined) =>
       this.#buckets.take(
         { keyId, tokens, intervalMs: interval, burst: limit.burst, expectedTat, now },
         deadline,
       );
-    let tokens = lease;
-    let result = await take(tokens, state.tat);
-    if (!result.taken) {
-      // The guess about the bucket was wrong, or it holds less than a lease: it was just read.
-      const available = Math.floor(
-        (now + limit.burst * interval - Math.max(result.tat, now)) / interval,
-      );
-      if (available >= Math.ceil(lease / 2)) {
-        tokens = Math.min(lease, available);
-        result = await take(tokens, result.tat);
-      }
+    // Refused before: other containers have been taking meanwhile, so look before writing (a
+    // read unit, where a write that fails its condition costs a write unit all the same).
+    let known = state.retryAt > 0 ? await this.#buckets.read(keyId, deadline) : state.tat;
+    state.retryAt = 0;
+    let tokens = Math.min(lease, available(known));
+    let result = tokens >= enough ? await take(tokens, known) : undefined;
+    if (result && !result.taken) {
+      // The guess about the bucket was wrong: it was just read.
+      known = result.tat;
+      tokens = Math.min(lease, available(known));
+      result = tokens >= enough ? await take(tokens, known) : undefined;
     }
-    state.tat = result.tat;
-    if (!result.taken) {
+    if (!result?.taken) {
+      state.tat = result?.tat ?? known;
       // Ask again when the bucket holds a whole lease, at a jittered moment of the next one.
-      const whole = Math.max(result.tat, now) - (limit.burst - lease) * interval;
-      state.retryAt = whole + this.#random() * lease * interval * 0.5;
+      const whole = Math.max(state.tat ?? 0, now) - (limit.burst - lease) * interval;
+      state.retryAt = Math.max(now + 1, whole + this.#random() * lease * interval * 0.5);
       return this.#answer(state, limit, now, false);
     }
+    state.tat = result.tat;
     state.tokens = tokens - 1;
     state.leaseUntil = now + Math.min(60_000, Math.max(1000, 2 * lease * interval));
     return this.#answer(state, limit, now, true);

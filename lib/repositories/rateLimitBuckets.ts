@@ -33,6 +33,8 @@ export type TakeResult =
 
 export interface RateLimitBucketRepository {
   take(take: Take, deadline: number): Promise<TakeResult>;
+  /** The bucket's `tat`, read strongly consistently (0: no bucket, full). */
+  read(keyId: string, deadline: number): Promise<number>;
 }
 
 /** Kept after the bucket is full again (by then an absent item means the same): one hour. */
@@ -71,7 +73,11 @@ export class RateLimitBucketStore extends TableRepository implements RateLimitBu
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const item = await this.table.get(key, deadline);
-    return { taken: false, tat: (item && num(item, "tat")) ?? 0 };
+    return { taken: false, tat: await this.read(take.keyId, deadline) };
+  }
+
+  async read(keyId: string, deadline: number): Promise<number> {
+    const item = await this.table.get(keys.rateLimitBucket(keyId), deadline);
+    return (item && num(item, "tat")) ?? 0;
   }
 }
