@@ -3,7 +3,8 @@
  * local store and for a deployed stage alike. Keys are shown once, on create; the table keeps
  * only their SHA-256. Every mistake ends in one line saying what to do, exit 2 (usage) or 1.
  *
- *   npm run keys -- create --label "partner-a" [--expires 2027-06-30] [--stage staging]
+ *   npm run keys -- create --label "partner-a" [--expires 2027-06-30] [--rate 50/s --burst 100] [--stage staging]
+ *   npm run keys -- update key_0123abcd4567 --rate 600/min --burst 50 [--stage production]
  *   npm run keys -- list [--stage production]
  *   npm run keys -- revoke key_0123abcd4567 [--stage production]
  *
@@ -12,17 +13,22 @@
  * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml
  * (always that region, whatever AWS_REGION says).
  */
-import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
+import { describeRateLimit, parseRateLimit } from "../lib/rateLimit/policy.ts";
+import type { ApiKeyRecord, KeyRateLimit } from "../lib/repositories/apiKeys.ts";
 import type { Target } from "./keyTargets.ts";
 import { explainStageFailure, localTarget, stageBudgetMs, stageTarget } from "./keyTargets.ts";
 import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
-const usage = `usage: npm run keys -- <create|list|revoke> [--stage local|${stages.join("|")}]
-  create [--label NAME] [--expires ISO-DATE]   issue a key (printed once)
+const usage = `usage: npm run keys -- <create|list|update|revoke> [--stage local|${stages.join("|")}]
+  create [--label NAME] [--expires ISO-DATE] [--rate N/s|N/min --burst N]
+                                               issue a key (printed once); without --rate it
+                                               gets the stage's default rate limit
   list                                         list keys (never the keys themselves)
+  update <keyId> --rate N/s|N/min --burst N    set a key's rate limit (everywhere within 60 s)
   revoke <keyId>                               revoke a key (refused within 60 s)`;
-const commands = ["create", "list", "revoke"];
+const commands = ["create", "list", "update", "revoke"];
+const takesKeyId = new Set(["update", "revoke"]);
 
 interface Request {
   readonly command: string;
@@ -30,6 +36,7 @@ interface Request {
   readonly stage: string;
   readonly label: string;
   readonly expiresAt: Date | undefined;
+  readonly rateLimit: KeyRateLimit | undefined;
 }
 
 function parse(argv: string[]): Request | "help" {
@@ -40,22 +47,55 @@ function parse(argv: string[]): Request | "help" {
       stage: { type: "string", default: "local" },
       label: { type: "string", default: "operator-issued" },
       expires: { type: "string" },
+      rate: { type: "string" },
+      burst: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) return "help";
   const [command, keyId, ...extra] = positionals;
-  if (!command) throw new UsageError("no command given: use create, list or revoke");
+  if (!command) throw new UsageError("no command given: use create, list, update or revoke");
   if (!commands.includes(command))
-    throw new UsageError(`unknown command "${command}": use create, list or revoke`);
-  if (extra.length > 0 || (keyId !== undefined && command !== "revoke"))
+    throw new UsageError(`unknown command "${command}": use create, list, update or revoke`);
+  if (extra.length > 0 || (keyId !== undefined && !takesKeyId.has(command)))
     throw new UsageError(`unexpected argument "${extra[0] ?? keyId ?? ""}"`);
-  if (command === "revoke" && !keyId)
-    throw new UsageError("revoke needs a keyId (see: npm run keys -- list)");
+  if (takesKeyId.has(command) && !keyId)
+    throw new UsageError(`${command} needs a keyId (see: npm run keys -- list)`);
+  const rateLimit = rateLimitOf(values.rate, values.burst);
+  if (command === "update" && !rateLimit)
+    throw new UsageError("update needs --rate N/s|N/min and --burst N");
+  if (rateLimit && command !== "create" && command !== "update")
+    throw new UsageError("--rate and --burst go with create or update");
   const stage = values.stage;
   if (stage !== "local" && !stages.includes(stage))
     throw new UsageError(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
-  return { command, keyId, stage, label: values.label, expiresAt: expiry(values.expires) };
+  return {
+    ...{ command, keyId, stage, label: values.label },
+    ...{ expiresAt: expiry(values.expires), rateLimit },
+  };
+}
+
+/** Both or neither: a rate without a burst (or the reverse) is a mistake, not a half limit. */
+function rateLimitOf(
+  rate: string | undefined,
+  burst: string | undefined,
+): KeyRateLimit | undefined {
+  if (rate === undefined && burst === undefined) return undefined;
+  if (rate === undefined || burst === undefined)
+    throw new UsageError("--rate and --burst go together, e.g. --rate 50/s --burst 100");
+  const limit = parseRateLimit(rate, burst);
+  if (typeof limit === "string") throw new UsageError(limit);
+  return { rate: limit.rate, burst: limit.burst };
+}
+
+function limitOf(record: ApiKeyRecord): string {
+  const limit =
+    record.rate !== undefined && record.burst !== undefined
+      ? parseRateLimit(record.rate, record.burst)
+      : undefined;
+  return limit === undefined || typeof limit === "string"
+    ? "rate limit: stage default"
+    : `rate limit: ${describeRateLimit(limit)}`;
 }
 
 function expiry(text: string | undefined): Date | undefined {
@@ -79,6 +119,7 @@ function show(record: ApiKeyRecord): string {
     record.label,
     `created ${record.createdAt}`,
     record.expiresAt ? `expires ${record.expiresAt}` : "no expiry",
+    limitOf(record),
     state,
   ].join("  ");
 }
@@ -88,7 +129,13 @@ async function run(request: Request, target: Target): Promise<number> {
   const { keys } = target;
   switch (request.command) {
     case "create": {
-      const { apiKey, record } = await keys.issue(request.label, request.expiresAt, deadline);
+      const { apiKey, record } = await keys.issue(
+        request.label,
+        request.expiresAt,
+        deadline,
+        undefined,
+        request.rateLimit,
+      );
       console.log(show(record));
       console.log(`\nAPI key (shown once, store it now):\n${apiKey}`);
       return 0;
@@ -97,6 +144,18 @@ async function run(request: Request, target: Target): Promise<number> {
       const records = await keys.list(deadline);
       console.log(
         records.length === 0 ? `no keys in ${request.stage}` : records.map(show).join("\n"),
+      );
+      return 0;
+    }
+    case "update": {
+      const keyId = request.keyId ?? "";
+      const limit = request.rateLimit;
+      if (!limit || !(await keys.setRateLimit(keyId, limit, deadline))) {
+        console.log(`no key ${keyId} in ${request.stage} (see: npm run keys -- list)`);
+        return 1;
+      }
+      console.log(
+        `${keyId}: rate limit ${limit.rate}, burst ${limit.burst}; everywhere within 60 s`,
       );
       return 0;
     }

@@ -18,7 +18,8 @@
  * Nothing is written for a refused request: a refused lease is a condition that did not hold.
  */
 import type { Clock } from "../clock.ts";
-import type { RateLimitBucketRepository } from "../repositories/rateLimitBuckets.ts";
+import type { BucketState, RateLimitBucketRepository } from "../repositories/rateLimitBuckets.ts";
+import { rescaled } from "../repositories/rateLimitBuckets.ts";
 import type { RateLimit } from "./policy.ts";
 import { intervalMs, leaseSize } from "./policy.ts";
 
@@ -54,8 +55,10 @@ interface KeyState {
   /** Leased tokens not yet spent, valid until `leaseUntil`. */
   tokens: number;
   leaseUntil: number;
-  /** The bucket's `tat` as last seen (undefined: never looked). */
-  tat: number | undefined;
+  /** The bucket as last seen (undefined: never looked). */
+  bucket: BucketState | undefined;
+  /** The limit the refusal's wait was computed for: another one (raised, lowered) looks again. */
+  limit: RateLimit | undefined;
   /** Refuse without asking until then. */
   retryAt: number;
   /** Admit without asking until then (the store failed). */
@@ -92,6 +95,8 @@ export class RateLimiter implements RateLimiting {
     }
     state.tokens = 0;
     if (now < state.openUntil) return this.#failOpen(state, limit, now, undefined);
+    if (state.limit && !sameLimit(state.limit, limit)) state.retryAt = Math.min(state.retryAt, now);
+    state.limit = limit;
     if (now < state.retryAt) return this.#answer(state, limit, now, false);
     let settle = (): void => undefined;
     state.pending = new Promise((done) => {
@@ -118,33 +123,39 @@ export class RateLimiter implements RateLimiting {
     const interval = intervalMs(limit);
     const lease = leaseSize(limit);
     const enough = Math.ceil(lease / 2);
-    const available = (tat: number | undefined): number =>
-      Math.floor((now + limit.burst * interval - Math.max(tat ?? 0, now)) / interval);
-    const take = (tokens: number, expectedTat: number | undefined) =>
+    const available = (bucket: BucketState | undefined): number =>
+      bucket === undefined
+        ? limit.burst
+        : Math.floor(
+            (now + limit.burst * interval - Math.max(rescaled(bucket, interval, now), now)) /
+              interval,
+          );
+    const take = (tokens: number, expected: BucketState | undefined) =>
       this.#buckets.take(
-        { keyId, tokens, intervalMs: interval, burst: limit.burst, expectedTat, now },
+        { keyId, tokens, intervalMs: interval, burst: limit.burst, expected, now },
         deadline,
       );
     // Refused before: other containers have been taking meanwhile, so look before writing (a
     // read unit, where a write that fails its condition costs a write unit all the same).
-    let known = state.retryAt > 0 ? await this.#buckets.read(keyId, deadline) : state.tat;
+    let known =
+      state.retryAt > 0 ? await this.#buckets.read(keyId, interval, deadline) : state.bucket;
     state.retryAt = 0;
     let tokens = Math.min(lease, available(known));
     let result = tokens >= enough ? await take(tokens, known) : undefined;
     if (result && !result.taken) {
       // The guess about the bucket was wrong: it was just read.
-      known = result.tat;
+      known = result.state;
       tokens = Math.min(lease, available(known));
       result = tokens >= enough ? await take(tokens, known) : undefined;
     }
+    state.bucket = result?.state ?? known;
     if (!result?.taken) {
-      state.tat = result?.tat ?? known;
       // Ask again when the bucket holds a whole lease, at a jittered moment of the next one.
-      const whole = Math.max(state.tat ?? 0, now) - (limit.burst - lease) * interval;
+      const tat = state.bucket ? rescaled(state.bucket, interval, now) : now;
+      const whole = Math.max(tat, now) - (limit.burst - lease) * interval;
       state.retryAt = Math.max(now + 1, whole + this.#random() * lease * interval * 0.5);
       return this.#answer(state, limit, now, false);
     }
-    state.tat = result.tat;
     state.tokens = tokens - 1;
     state.leaseUntil = now + Math.min(60_000, Math.max(1000, 2 * lease * interval));
     return this.#answer(state, limit, now, true);
@@ -152,7 +163,7 @@ export class RateLimiter implements RateLimiting {
 
   #answer(state: KeyState, limit: RateLimit, now: number, admitted: boolean): Admission {
     const interval = intervalMs(limit);
-    const tat = Math.max(state.tat ?? now, now);
+    const tat = Math.max(state.bucket ? rescaled(state.bucket, interval, now) : now, now);
     const inBucket = Math.max(0, Math.floor((now + limit.burst * interval - tat) / interval));
     const retryAfterSeconds = Math.max(1, Math.ceil((state.retryAt - now) / 1000));
     return {
@@ -174,15 +185,15 @@ export class RateLimiter implements RateLimiting {
     if (!state) {
       if (this.#keys.size >= maxKeys) this.#keys.clear();
       state = {
-        tokens: 0,
-        leaseUntil: 0,
-        tat: undefined,
-        retryAt: 0,
-        openUntil: 0,
-        pending: undefined,
+        ...{ tokens: 0, leaseUntil: 0, bucket: undefined, limit: undefined },
+        ...{ retryAt: 0, openUntil: 0, pending: undefined },
       };
       this.#keys.set(keyId, state);
     }
     return state;
   }
+}
+
+function sameLimit(a: RateLimit, b: RateLimit): boolean {
+  return a.perSecond === b.perSecond && a.burst === b.burst;
 }

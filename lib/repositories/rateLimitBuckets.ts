@@ -1,13 +1,15 @@
 /**
  * A key's token bucket in the stage's table (key: lib/table/schema.ts), shared by every container,
- * kept as GCRA's one number: `tat`, the moment (epoch ms) the bucket is full again. Taking n
- * tokens moves it n emission intervals later; the bucket holds what is left before `tat` reaches
- * `now + burst × interval`. No item, or a `tat` in the past, is a full bucket.
+ * kept as GCRA's one number: `tat`, the moment (epoch ms) the bucket is full again, with the
+ * emission `interval` (ms per token) it was counted in. Taking n tokens moves `tat` n intervals
+ * later; the bucket holds what is left before `tat` reaches `now + burst × interval`. No item, or
+ * a `tat` in the past, is a full bucket.
  *
- * A lease is one conditional UpdateItem: DynamoDB has no max() in an update, so the caller picks
- * the form from the `tat` it last saw (draining: add to it; idle: start from now), and the
- * condition makes a wrong guess, or a bucket with too few tokens, a refusal that writes nothing.
- * Then one consistent read tells the caller what the bucket holds now.
+ * A lease is one conditional UpdateItem. DynamoDB has no max() in an update, so the caller picks
+ * the form from the state it last saw: idle (start from now), draining (add to `tat`), or, when
+ * an operator changed the key's rate, rescaled (the debt in tokens kept, counted in the new
+ * interval). The condition makes a wrong guess, or a bucket with too few tokens, a refusal that
+ * writes nothing; then one consistent read tells the caller what the bucket holds now.
  */
 import { isConditionFailure } from "../table/errors.ts";
 import { num } from "../table/item.ts";
@@ -15,26 +17,32 @@ import { keys } from "../table/schema.ts";
 import type { Expression } from "../table/table.ts";
 import { TableRepository } from "./tableRepository.ts";
 
+/** What the bucket holds: `tat` (0: no bucket, full) in `intervalMs` per token. */
+export interface BucketState {
+  readonly tat: number;
+  readonly intervalMs: number;
+}
+
 export interface Take {
   readonly keyId: string;
   readonly tokens: number;
   readonly intervalMs: number;
   readonly burst: number;
-  /** The `tat` this container last saw (undefined: none): picks the update's form. */
-  readonly expectedTat: number | undefined;
+  /** The state this container last saw (undefined: none): picks the update's form. */
+  readonly expected: BucketState | undefined;
   readonly now: number;
 }
 
 export type TakeResult =
-  /** Taken: the bucket's `tat` after this lease. */
-  | { readonly taken: true; readonly tat: number }
-  /** Not taken, nothing written: the bucket's `tat` as read just after (0: no bucket, full). */
-  | { readonly taken: false; readonly tat: number };
+  /** Taken: the bucket after this lease. */
+  | { readonly taken: true; readonly state: BucketState }
+  /** Not taken, nothing written: the bucket as read just after. */
+  | { readonly taken: false; readonly state: BucketState };
 
 export interface RateLimitBucketRepository {
   take(take: Take, deadline: number): Promise<TakeResult>;
-  /** The bucket's `tat`, read strongly consistently (0: no bucket, full). */
-  read(keyId: string, deadline: number): Promise<number>;
+  /** The bucket, read strongly consistently. */
+  read(keyId: string, intervalMs: number, deadline: number): Promise<BucketState>;
 }
 
 /** Kept after the bucket is full again (by then an absent item means the same): one hour. */
@@ -45,39 +53,69 @@ function ms(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
+/** `tat` counted in another interval: the same debt in tokens, from now. */
+export function rescaled(state: BucketState, intervalMs: number, now: number): number {
+  if (state.intervalMs === intervalMs || state.tat <= now) return state.tat;
+  return ms(now + ((state.tat - now) * intervalMs) / state.intervalMs);
+}
+
 export class RateLimitBucketStore extends TableRepository implements RateLimitBucketRepository {
   async take(take: Take, deadline: number): Promise<TakeResult> {
-    const { now, tokens, intervalMs, burst, expectedTat } = take;
+    const { now, tokens, intervalMs, burst, expected } = take;
     const key = keys.rateLimitBucket(take.keyId);
     const cost = ms(tokens * intervalMs);
     const full = ms(now + burst * intervalMs);
-    const ttl = Math.ceil(full / 1000) + keepSeconds;
-    const draining = expectedTat !== undefined && expectedTat >= now;
-    const update: Expression = draining
-      ? {
-          text: "SET tat = tat + :cost, #ttl = :ttl",
-          names: { "#ttl": "ttl" },
-          values: { ":cost": cost, ":ttl": ttl },
-        }
-      : {
-          text: "SET tat = :fresh, #ttl = :ttl",
-          names: { "#ttl": "ttl" },
-          values: { ":fresh": ms(now + cost), ":ttl": ttl },
-        };
-    const condition: Expression = draining
-      ? { text: "tat BETWEEN :now AND :limit", values: { ":now": now, ":limit": ms(full - cost) } }
-      : { text: "attribute_not_exists(tat) OR tat < :now", values: { ":now": now } };
+    const names = { "#ttl": "ttl", "#interval": "interval" };
+    const values = { ":interval": intervalMs, ":ttl": Math.ceil(full / 1000) + keepSeconds };
+    const set = "#interval = :interval, #ttl = :ttl";
+    let update: Expression;
+    let condition: Expression;
+    if (expected === undefined || expected.tat < now) {
+      update = {
+        text: `SET tat = :fresh, ${set}`,
+        names,
+        values: { ...values, ":fresh": ms(now + cost) },
+      };
+      condition = { text: "attribute_not_exists(tat) OR tat < :now", values: { ":now": now } };
+    } else if (expected.intervalMs === intervalMs) {
+      update = {
+        text: `SET tat = tat + :cost, ${set}`,
+        names,
+        values: { ...values, ":cost": cost },
+      };
+      condition = {
+        text: "tat BETWEEN :now AND :limit AND #interval = :interval",
+        values: { ":now": now, ":limit": ms(full - cost) },
+      };
+    } else {
+      const from = rescaled(expected, intervalMs, now);
+      update = {
+        text: `SET tat = :next, ${set}`,
+        names,
+        values: { ...values, ":next": ms(from + cost) },
+      };
+      condition = {
+        text: "tat = :seen AND #interval = :seenInterval",
+        values: { ":seen": expected.tat, ":seenInterval": expected.intervalMs },
+      };
+    }
     try {
       const after = await this.table.update(key, update, deadline, { condition, returnNew: true });
-      return { taken: true, tat: (after && num(after, "tat")) ?? ms(now + cost) };
+      return {
+        taken: true,
+        state: { tat: (after && num(after, "tat")) ?? ms(now + cost), intervalMs },
+      };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    return { taken: false, tat: await this.read(take.keyId, deadline) };
+    return { taken: false, state: await this.read(take.keyId, intervalMs, deadline) };
   }
 
-  async read(keyId: string, deadline: number): Promise<number> {
+  async read(keyId: string, intervalMs: number, deadline: number): Promise<BucketState> {
     const item = await this.table.get(keys.rateLimitBucket(keyId), deadline);
-    return (item && num(item, "tat")) ?? 0;
+    return {
+      tat: (item && num(item, "tat")) ?? 0,
+      intervalMs: (item && num(item, "interval")) ?? intervalMs,
+    };
   }
 }
