@@ -20,7 +20,7 @@ import type { AbuseOptions } from "./lib/abuse/run.ts";
 import { formatReport, runAbuse } from "./lib/abuse/run.ts";
 
 const usage =
-  "usage: npm run abuse -- [--quick] [--seconds 30] [--connections 24] [--store dynalite|dynamodb-local]";
+  "usage: npm run abuse -- [--quick] [--seconds 30] [--connections 16] [--store dynalite|dynamodb-local]";
 
 function readCommand(argv: string[]): AbuseOptions | "help" {
   const { values } = parseCommandLine({
@@ -29,7 +29,7 @@ function readCommand(argv: string[]): AbuseOptions | "help" {
       help: { type: "boolean", short: "h", default: false },
       quick: { type: "boolean", default: false },
       seconds: { type: "string" },
-      connections: { type: "string", default: "24" },
+      connections: { type: "string", default: "16" },
       store: { type: "string" },
     },
   });

@@ -7,8 +7,8 @@
  * - None, and the last look at the bucket said it holds less than a lease until `retryAt`: refuse
  *   without a store call (429, `Retry-After` up to that moment).
  * - Otherwise lease a block: one conditional write; when the guess about the bucket was wrong,
- *   one read and at most one more write. After a refusal the container reads first (others have
- *   been taking meanwhile). A bucket that cannot give half a lease refuses, and the container
+ *   one read and at most one more write. After a refusal, or when the bucket was nearly empty
+ *   when last seen, the container reads first (others are likely taking too). A bucket that cannot give half a lease refuses, and the container
  *   waits (with jitter, so containers do not all ask at once) until it can give a whole one:
  *   leases stay full-sized, which is what keeps the writes per request low.
  * - The store does not answer within the limiter's budget: admit (fail open), tell `onFailOpen`,
@@ -47,7 +47,7 @@ export interface LimiterOptions {
   readonly now: Clock;
   /** Jitter for the moment a refused container asks again (default Math.random). */
   readonly random?: () => number;
-  /** The most a lease may take of a request's time (default 250 ms). */
+  /** The most a lease may take of a request's time (default 1 s; DynamoDB answers in ~5 ms). */
   readonly budgetMs?: number;
 }
 
@@ -82,7 +82,7 @@ export class RateLimiter implements RateLimiting {
     this.#buckets = options.buckets;
     this.#now = options.now;
     this.#random = options.random ?? Math.random;
-    this.#budgetMs = options.budgetMs ?? 250;
+    this.#budgetMs = options.budgetMs ?? 1000;
   }
 
   async admit(keyId: string, limit: RateLimit, deadline: number): Promise<Admission> {
@@ -135,15 +135,17 @@ export class RateLimiter implements RateLimiting {
         { keyId, tokens, intervalMs: interval, burst: limit.burst, expected, now },
         deadline,
       );
-    // Refused before: other containers have been taking meanwhile, so look before writing (a
-    // read unit, where a write that fails its condition costs a write unit all the same).
-    let known =
-      state.retryAt > 0 ? await this.#buckets.read(keyId, interval, deadline) : state.bucket;
+    // Refused before, or the bucket was nearly empty when last seen: other containers are likely
+    // taking too, so look before writing (a read unit, where a write that fails its condition
+    // costs a write unit all the same). An idle or well-filled bucket is written at once.
+    const contended = state.retryAt > 0 || (state.bucket && available(state.bucket) < 2 * lease);
+    let known = contended ? await this.#buckets.read(keyId, interval, deadline) : state.bucket;
     state.retryAt = 0;
     let tokens = Math.min(lease, available(known));
     let result = tokens >= enough ? await take(tokens, known) : undefined;
-    if (result && !result.taken) {
-      // The guess about the bucket was wrong: it was just read.
+    if (result && !result.taken && !contended) {
+      // The guess about the bucket was wrong: it was just read. (A write that a fresh read
+      // informed and still failed lost a race: another write now would likely lose again.)
       known = result.state;
       tokens = Math.min(lease, available(known));
       result = tokens >= enough ? await take(tokens, known) : undefined;
@@ -153,7 +155,7 @@ export class RateLimiter implements RateLimiting {
       // Ask again when the bucket holds a whole lease, at a jittered moment of the next one.
       const tat = state.bucket ? rescaled(state.bucket, interval, now) : now;
       const whole = Math.max(tat, now) - (limit.burst - lease) * interval;
-      state.retryAt = Math.max(now + 1, whole + this.#random() * lease * interval * 0.5);
+      state.retryAt = Math.max(now + 1, whole + this.#random() * lease * interval);
       return this.#answer(state, limit, now, false);
     }
     state.tokens = tokens - 1;

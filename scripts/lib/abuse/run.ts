@@ -1,13 +1,16 @@
 /**
  * One abuse run (`npm run abuse`): three local servers (scripts/start.ts in child processes, the
  * bundles that ship) on one embedded store, reached through the store meter (./storeMeter.ts).
- * One key, limited to 50/s with a burst of 100, floods creates from many connections spread over
+ * One key, limited to 50/s with a burst of 100, floods from many connections spread over
  * the three servers; a second key lists at 10 requests/s meanwhile. Then the buckets' partition
  * goes out of reach (an outage of the limiter's store calls only) while both keep asking.
  *
- * Every create carries its own Idempotency-Key, so "nothing stored for a 429" is checked in the
- * store itself afterwards: exactly as many categories, and as many idempotency records of the
- * flooding key, as 201s were answered.
+ * The flooder mixes the keyed operations: of every ten requests one create (with its own
+ * Idempotency-Key), three lists and six `GET /v1/store/orders` (501, no store call of its own).
+ * "Nothing stored for a 429" is checked in the store itself afterwards: exactly as many
+ * categories, and as many idempotency records of the flooding key, as 201s were answered. (All
+ * creates would measure the emulator, not the limit: on two shared cores an embedded store takes
+ * about 60 creates a second in all, so the flooder could not keep asking faster than its limit.)
  */
 import { performance } from "node:perf_hooks";
 import { ApiKeyStore, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
@@ -22,7 +25,7 @@ import type { RunningServer } from "../../../local/serverProcess.ts";
 import { spawnLocalServer } from "../../../local/serverProcess.ts";
 import { buildFunctions } from "../../build.ts";
 import type { Answer } from "../httpClient.ts";
-import { agentFor, createCategory, getCategories } from "../httpClient.ts";
+import { agentFor, createCategory, getCategories, send } from "../httpClient.ts";
 import type { Latency } from "../stats.ts";
 import { latencyOf } from "../stats.ts";
 import type { Units } from "./storeMeter.ts";
@@ -51,6 +54,8 @@ export interface AbuseOptions {
 export interface Tally {
   sent: number;
   admitted: number;
+  /** Admitted creates (201). */
+  created: number;
   limited: number;
   /** Statuses other than 201/200 and 429, by status. */
   other: Record<string, number>;
@@ -99,12 +104,15 @@ export interface AbuseReport {
 }
 
 const newTally = (): Tally => ({
-  ...{ sent: 0, admitted: 0, limited: 0, other: {}, badRetryAfter: 0, missingFields: 0 },
+  ...{ sent: 0, admitted: 0, created: 0, limited: 0, other: {} },
+  ...{ badRetryAfter: 0, missingFields: 0 },
   latencyMs: [],
 });
 
+/** A 201, 200 or 501 (`success`) is admitted; a 429 refused; anything else is a problem. */
 function record(tally: Tally, answer: Answer, started: number, success: number): void {
   tally.latencyMs.push(performance.now() - started);
+  if (answer.status === 201) tally.created += 1;
   if (answer.status === success) tally.admitted += 1;
   else if (answer.status === 429) {
     tally.limited += 1;
@@ -148,24 +156,32 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     };
     const runId = Math.random().toString(36).slice(2, 10);
     let sequence = 0;
-    const create = async (tally: Tally): Promise<void> => {
+    const hit = async (tally: Tally): Promise<void> => {
       const { baseUrl, agent } = next();
       const n = ++sequence;
       const started = performance.now();
+      const sent = { ...(agent && { agent }), timeoutMs: 30_000 };
       tally.sent += 1;
-      const answer = await createCategory(
-        baseUrl,
-        flooder.apiKey,
-        { name: `abuse ${runId} ${n}` },
-        { "idempotency-key": `abuse-${runId}-${n}` },
-        { ...(agent && { agent }), timeoutMs: 30_000 },
-      );
-      record(tally, answer, started, 201);
+      if (n % 10 === 0) {
+        const answer = await createCategory(
+          baseUrl,
+          flooder.apiKey,
+          { name: `abuse ${runId} ${n}` },
+          { "idempotency-key": `abuse-${runId}-${n}` },
+          sent,
+        );
+        record(tally, answer, started, 201);
+      } else if (n % 10 <= 3) {
+        record(tally, await getCategories(baseUrl, flooder.apiKey, sent), started, 200);
+      } else {
+        const call = { path: "/v1/store/orders", key: flooder.apiKey };
+        record(tally, await send(baseUrl, call, sent), started, 501);
+      }
     };
     const flood = async (tally: Tally, until: number, connections: number) => {
       await Promise.all(
         Array.from({ length: connections }, async () => {
-          while (performance.now() < until) await create(tally);
+          while (performance.now() < until) await hit(tally);
         }),
       );
     };
@@ -239,7 +255,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
       stored: {
         categories,
         flooderRecords,
-        created: floodTally.admitted + outageTally.admitted,
+        created: floodTally.created + outageTally.created,
       },
     });
   } finally {
@@ -321,7 +337,9 @@ function reportOf(run: {
       limiterRefusedWrites: during.limiter.refusedWrites,
       writeUnitsPerAdmitted: Math.round(perAdmitted * 10_000) / 10_000,
       requestWriteUnitsPerCreate:
-        admitted === 0 ? 0 : Math.round((during.requests.writeUnits / admitted) * 100) / 100,
+        floodTally.created === 0
+          ? 0
+          : Math.round((during.requests.writeUnits / floodTally.created) * 100) / 100,
     },
     steady: {
       sent: steadyTally.sent,
