@@ -3,19 +3,27 @@
  * bucket (lib/repositories/rateLimitBuckets.ts) in blocks and spent here, so most requests cost
  * no store call at all. Created once per container (lib/deps.ts); its state is per key.
  *
- * - Tokens in hand: spend one, admit.
- * - None, and the last look at the bucket said it holds less than a lease until `retryAt`: refuse
- *   without a store call (429, `Retry-After` up to that moment).
- * - Otherwise lease a block: one conditional write; when the guess about the bucket was wrong,
- *   one read and at most one more write. After a refusal, or when the bucket was nearly empty
- *   when last seen, the container reads first (others are likely taking too). A bucket that cannot give half a lease refuses, and the container
- *   waits (with jitter, so containers do not all ask at once) until it can give a whole one:
- *   leases stay full-sized, which is what keeps the writes per request low.
- * - The store does not answer within the limiter's budget: admit (fail open), tell `onFailOpen`,
- *   and admit without asking for the next second, so a store in trouble is not asked again by
- *   every request. The middleware counts and logs each such admission (`failedOpen`).
+ * A lease is made while the bucket holds at least one token, and takes a whole block (sized from
+ * the key's rate and this container's share of its requests, lib/rateLimit/policy.ts): the tokens
+ * the bucket holds now and, for the rest, the next ones it will hold. The container keeps them as
+ * tickets, each usable from the moment GCRA makes it so (one emission interval apart), so the key
+ * is admitted exactly as the bucket allows, whichever container spends the tokens. Every write
+ * takes a whole block, which keeps the writes per request low, and a lease never fails because
+ * another container took tokens first, only when the bucket is empty.
  *
- * Nothing is written for a refused request: a refused lease is a condition that did not hold.
+ * - A ticket usable now: spend it, admit.
+ * - Tickets, none usable yet, or the last look said the bucket is empty until `retryAt`: refuse
+ *   without a store call (429, `Retry-After` up to that moment).
+ * - Otherwise lease: one conditional write; when the guess about the bucket was wrong, one read
+ *   and at most one more write. A container refused before, new to the key, or that saw the
+ *   bucket draining reads first (others may be taking). A refused one asks again at a moment
+ *   jittered over the next second (two seconds after refusals in a row: the bucket holds two
+ *   seconds of a 50/s key's tokens, so nothing is lost meanwhile), so containers do not all ask
+ *   at once. A refused lease writes nothing, and a lease that is made admits its request: a 429
+ *   never writes.
+ * - The store does not answer within the limiter's budget: admit (fail open), and admit without
+ *   asking for the next second, so a store in trouble is not asked again by every request. The
+ *   middleware counts and logs each such admission (`failedOpen`).
  */
 import type { Clock } from "../clock.ts";
 import type { BucketState, RateLimitBucketRepository } from "../repositories/rateLimitBuckets.ts";
@@ -26,11 +34,11 @@ import { intervalMs, leaseSize } from "./policy.ts";
 export interface Admission {
   readonly admitted: boolean;
   readonly limit: RateLimit;
-  /** Best estimate of the tokens left: this container's, and the bucket's as last seen. */
+  /** Best estimate of the tokens left: this container's usable tickets, and the bucket's. */
   readonly remaining: number;
   /** Seconds until the bucket is full again (or, refused, until this container asks again). */
   readonly resetSeconds: number;
-  /** Refused: whole seconds (at least 1) until this container will ask the bucket again. */
+  /** Refused: whole seconds (at least 1) until this container may admit again. */
   readonly retryAfterSeconds: number;
   /** The bucket could not be read or written in time; admitted without it. */
   readonly failedOpen: boolean;
@@ -52,15 +60,21 @@ export interface LimiterOptions {
 }
 
 interface KeyState {
-  /** Leased tokens not yet spent, valid until `leaseUntil`. */
-  tokens: number;
-  leaseUntil: number;
+  /** Leased tokens not yet spent; the next one is usable from `nextFrom`. */
+  tickets: number;
+  nextFrom: number;
+  /** When the tickets were leased: unspent ones are dropped after `ticketLifeMs`. */
+  leasedAt: number;
+  /** Requests since the last lease (admitted or not): this container's demand for the key. */
+  asked: number;
   /** The bucket as last seen (undefined: never looked). */
   bucket: BucketState | undefined;
-  /** The limit the refusal's wait was computed for: another one (raised, lowered) looks again. */
+  /** The limit the state was computed for: another one (raised, lowered) starts afresh. */
   limit: RateLimit | undefined;
   /** Refuse without asking until then. */
   retryAt: number;
+  /** Leases refused in a row: the second doubles the spread of the next ask (2 s). */
+  refusals: number;
   /** Admit without asking until then (the store failed). */
   openUntil: number;
   /** A lease in flight: others wait for it instead of asking too. */
@@ -70,6 +84,12 @@ interface KeyState {
 const maxKeys = 10_000;
 /** After a failure, the store is left alone for this long; requests are admitted meanwhile. */
 const failOpenMs = 1000;
+/** A refused container asks again at a moment spread over this much (or a lease, if longer). */
+const retrySpreadMs = 1000;
+/** A container leases about this long of its own demand for a key (at most a whole lease). */
+const demandSeconds = 2;
+/** Tickets unspent this long are dropped: a container that went quiet keeps no old tokens. */
+const ticketLifeMs = 10_000;
 
 export class RateLimiter implements RateLimiting {
   readonly #buckets: RateLimitBucketRepository;
@@ -89,21 +109,25 @@ export class RateLimiter implements RateLimiting {
     const state = this.#state(keyId);
     while (state.pending) await state.pending;
     const now = this.#now();
-    if (state.tokens >= 1 && now < state.leaseUntil) {
-      state.tokens -= 1;
-      return this.#answer(state, limit, now, true);
+    state.asked += 1;
+    if (state.limit && !sameLimit(state.limit, limit)) {
+      // The operator changed the limit: old tickets and waits were counted for the old one.
+      Object.assign(state, { tickets: 0, retryAt: 0 });
     }
-    state.tokens = 0;
-    if (now < state.openUntil) return this.#failOpen(state, limit, now, undefined);
-    if (state.limit && !sameLimit(state.limit, limit)) state.retryAt = Math.min(state.retryAt, now);
     state.limit = limit;
+    if (state.tickets > 0 && now - state.leasedAt > ticketLifeMs) state.tickets = 0;
+    if (state.tickets > 0) return this.#spend(state, limit, now);
+    if (now < state.openUntil) return this.#failOpen(state, limit, now, undefined);
     if (now < state.retryAt) return this.#answer(state, limit, now, false);
     let settle = (): void => undefined;
     state.pending = new Promise((done) => {
       settle = done;
     });
     try {
-      return await this.#lease(state, keyId, limit, now, Math.min(deadline, now + this.#budgetMs));
+      await this.#lease(state, keyId, limit, now, Math.min(deadline, now + this.#budgetMs));
+      return state.tickets > 0
+        ? this.#spend(state, limit, now)
+        : this.#answer(state, limit, now, false);
     } catch (error) {
       state.openUntil = now + failOpenMs;
       return this.#failOpen(state, limit, now, error);
@@ -113,16 +137,32 @@ export class RateLimiter implements RateLimiting {
     }
   }
 
+  /** A ticket usable now admits; one usable later refuses until then, without a store call. */
+  #spend(state: KeyState, limit: RateLimit, now: number): Admission {
+    if (state.nextFrom > now) {
+      state.retryAt = state.nextFrom;
+      return this.#answer(state, limit, now, false);
+    }
+    state.tickets -= 1;
+    state.nextFrom += intervalMs(limit);
+    return this.#answer(state, limit, now, true);
+  }
+
   async #lease(
     state: KeyState,
     keyId: string,
     limit: RateLimit,
     now: number,
     deadline: number,
-  ): Promise<Admission> {
+  ): Promise<void> {
     const interval = intervalMs(limit);
-    const lease = leaseSize(limit);
-    const enough = Math.ceil(lease / 2);
+    // About two seconds of what this container asks for, up to a whole lease: a container that
+    // sees a trickle of the key's requests does not sit on tokens others need, and one that sees
+    // a share of a flood still leases rarely (each lease is a write).
+    const elapsed = Math.max(0.1, (now - state.leasedAt) / 1000);
+    const demand = state.leasedAt === 0 ? 1 : state.asked / elapsed;
+    const lease = Math.max(1, Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds)));
+    /** Whole tokens the bucket holds now (GCRA: before `tat` passes now + burst × interval). */
     const available = (bucket: BucketState | undefined): number =>
       bucket === undefined
         ? limit.burst
@@ -130,48 +170,58 @@ export class RateLimiter implements RateLimiting {
             (now + limit.burst * interval - Math.max(rescaled(bucket, interval, now), now)) /
               interval,
           );
-    const take = (tokens: number, expected: BucketState | undefined) =>
+    const take = (expected: BucketState | undefined) =>
       this.#buckets.take(
-        { keyId, tokens, intervalMs: interval, burst: limit.burst, expected, now },
+        { keyId, tokens: lease, intervalMs: interval, burst: limit.burst, expected, now },
         deadline,
       );
-    // Refused before, or the bucket was nearly empty when last seen: other containers are likely
-    // taking too, so look before writing (a read unit, where a write that fails its condition
-    // costs a write unit all the same). An idle or well-filled bucket is written at once.
-    const contended = state.retryAt > 0 || (state.bucket && available(state.bucket) < 2 * lease);
+    // Refused before, never looked, or the bucket was draining when last seen: other containers
+    // may be taking too, so look before writing (a read unit, where a write that fails its
+    // condition costs a write unit all the same). A bucket last seen idle is written at once.
+    const contended =
+      state.retryAt > 0 ||
+      state.bucket === undefined ||
+      rescaled(state.bucket, interval, now) >= now;
     let known = contended ? await this.#buckets.read(keyId, interval, deadline) : state.bucket;
-    state.retryAt = 0;
-    let tokens = Math.min(lease, available(known));
-    let result = tokens >= enough ? await take(tokens, known) : undefined;
+    let result = available(known) >= 1 ? await take(known) : undefined;
     if (result && !result.taken && !contended) {
-      // The guess about the bucket was wrong: it was just read. (A write that a fresh read
-      // informed and still failed lost a race: another write now would likely lose again.)
+      // The guess about the bucket was wrong: it was just read.
       known = result.state;
-      tokens = Math.min(lease, available(known));
-      result = tokens >= enough ? await take(tokens, known) : undefined;
+      result = available(known) >= 1 ? await take(known) : undefined;
     }
     state.bucket = result?.state ?? known;
     if (!result?.taken) {
-      // Ask again when the bucket holds a whole lease, at a jittered moment of the next one.
+      // Empty: ask again once it holds a token, at a moment jittered over the next second.
       const tat = state.bucket ? rescaled(state.bucket, interval, now) : now;
-      const whole = Math.max(tat, now) - (limit.burst - lease) * interval;
-      state.retryAt = Math.max(now + 1, whole + this.#random() * lease * interval);
-      return this.#answer(state, limit, now, false);
+      const next = Math.max(tat, now) - (limit.burst - 1) * interval;
+      // Containers that keep losing ask less and less often; the one that won keeps pacing.
+      state.refusals = Math.min(state.refusals + 1, 2);
+      const spread = Math.max(retrySpreadMs * 2 ** (state.refusals - 1), lease * interval);
+      state.retryAt = Math.max(now + 1, next + this.#random() * spread);
+      return;
     }
-    state.tokens = tokens - 1;
-    state.leaseUntil = now + Math.min(60_000, Math.max(1000, 2 * lease * interval));
-    return this.#answer(state, limit, now, true);
+    // Tickets: the lease's tokens, one interval apart, the first usable at once.
+    state.retryAt = 0;
+    state.refusals = 0;
+    state.tickets = lease;
+    state.nextFrom = result.state.tat - (lease + limit.burst - 1) * interval;
+    state.leasedAt = now;
+    state.asked = 0;
   }
 
   #answer(state: KeyState, limit: RateLimit, now: number, admitted: boolean): Admission {
     const interval = intervalMs(limit);
     const tat = Math.max(state.bucket ? rescaled(state.bucket, interval, now) : now, now);
     const inBucket = Math.max(0, Math.floor((now + limit.burst * interval - tat) / interval));
+    const usable =
+      state.tickets > 0 && state.nextFrom <= now
+        ? Math.min(state.tickets, Math.floor((now - state.nextFrom) / interval) + 1)
+        : 0;
     const retryAfterSeconds = Math.max(1, Math.ceil((state.retryAt - now) / 1000));
     return {
       admitted,
       limit,
-      remaining: admitted ? Math.min(limit.burst, state.tokens + inBucket) : 0,
+      remaining: admitted ? Math.min(limit.burst, usable + inBucket) : 0,
       resetSeconds: admitted ? Math.ceil((tat - now) / 1000) : retryAfterSeconds,
       retryAfterSeconds,
       failedOpen: false,
@@ -187,8 +237,8 @@ export class RateLimiter implements RateLimiting {
     if (!state) {
       if (this.#keys.size >= maxKeys) this.#keys.clear();
       state = {
-        ...{ tokens: 0, leaseUntil: 0, bucket: undefined, limit: undefined },
-        ...{ retryAt: 0, openUntil: 0, pending: undefined },
+        ...{ tickets: 0, nextFrom: 0, leasedAt: 0, asked: 0, bucket: undefined, limit: undefined },
+        ...{ retryAt: 0, refusals: 0, openUntil: 0, pending: undefined },
       };
       this.#keys.set(keyId, state);
     }

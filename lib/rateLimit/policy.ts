@@ -40,15 +40,14 @@ export function intervalMs(limit: RateLimit): number {
 }
 
 /**
- * How many tokens a container leases at a time: about 0.4 s of the key's rate, at least 1, at
- * most a quarter of the burst (so that four containers can hold a lease each from a full bucket).
- * One lease is one conditional write, so at 50/s a lease of 20 costs 0.05 write units a request;
- * the tokens a container holds when its traffic stops are the accuracy this costs
- * (docs/rate-limits.md has the measured figures).
+ * How many tokens a container leases at a time: half a second of the key's rate, at least 1, at
+ * most half the burst. One lease is one write, so at 50/s a lease of 25 costs 0.04 write units a
+ * request (plus the writes that lose a race, docs/rate-limits.md); the tokens a container holds
+ * when its traffic stops, at most one lease, are the accuracy this costs.
  */
 export function leaseSize(limit: RateLimit): number {
   const byRate = Math.round(limit.perSecond * leaseSeconds);
-  return Math.max(1, Math.min(byRate, Math.floor(limit.burst / 4)));
+  return Math.max(1, Math.min(byRate, Math.floor(limit.burst / 2)));
 }
 
-export const leaseSeconds = 0.4;
+export const leaseSeconds = 0.5;

@@ -5,10 +5,14 @@
  * later; the bucket holds what is left before `tat` reaches `now + burst × interval`. No item, or
  * a `tat` in the past, is a full bucket.
  *
- * A lease is one conditional UpdateItem. DynamoDB has no max() in an update, so the caller picks
- * the form from the state it last saw: idle (start from now), draining (add to `tat`), or, when
- * an operator changed the key's rate, rescaled (the debt in tokens kept, counted in the new
- * interval). The condition makes a wrong guess, or a bucket with too few tokens, a refusal that
+ * A lease is one conditional UpdateItem, made only while the bucket holds at least one token now.
+ * It takes a whole block all the same: tokens beyond what the bucket holds now are the next ones
+ * it will hold, each usable from the moment GCRA says (lib/rateLimit/limiter.ts keeps them as
+ * tickets). So a lease never fails because other containers took part of the bucket, only when
+ * it is empty, and every write takes a whole block. DynamoDB has no max() in an update, so the
+ * caller picks the form from the state it last saw: idle (start from now), draining (add to
+ * `tat`), or, when an operator changed the key's rate, rescaled (the debt in tokens kept, counted
+ * in the new interval). The condition makes a wrong guess, or an empty bucket, a refusal that
  * writes nothing; then one consistent read tells the caller what the bucket holds now.
  */
 import { isConditionFailure } from "../table/errors.ts";
@@ -66,7 +70,8 @@ export class RateLimitBucketStore extends TableRepository implements RateLimitBu
     const cost = ms(tokens * intervalMs);
     const full = ms(now + burst * intervalMs);
     const names = { "#ttl": "ttl", "#interval": "interval" };
-    const values = { ":interval": intervalMs, ":ttl": Math.ceil(full / 1000) + keepSeconds };
+    const ttl = Math.ceil((full + cost) / 1000) + keepSeconds;
+    const values = { ":interval": intervalMs, ":ttl": ttl };
     const set = "#interval = :interval, #ttl = :ttl";
     let update: Expression;
     let condition: Expression;
@@ -85,7 +90,8 @@ export class RateLimitBucketStore extends TableRepository implements RateLimitBu
       };
       condition = {
         text: "tat BETWEEN :now AND :limit AND #interval = :interval",
-        values: { ":now": now, ":limit": ms(full - cost) },
+        // At least one token now: `tat` at most one interval short of the full drain.
+        values: { ":now": now, ":limit": ms(full - intervalMs) },
       };
     } else {
       const from = rescaled(expected, intervalMs, now);

@@ -41,7 +41,7 @@ function limitOf(rate: string, burst: number): RateLimit {
 }
 
 /** A fresh table, a clock at a fixed moment and `containers` limiters sharing the bucket. */
-async function rig(containers = 1) {
+async function rig(containers = 1, random: () => number = Math.random) {
   const tableName = await store.newTable();
   const clock = { t: 1_800_000_000_000 };
   const now = () => clock.t;
@@ -54,7 +54,7 @@ async function rig(containers = 1) {
       new RateLimiter({
         buckets: new RateLimitBucketStore(db, tableName, now),
         now,
-        random: () => 0.5,
+        random,
       }),
   );
   const label = `rig-${tableName}`;
@@ -90,7 +90,8 @@ describe("a key is admitted up to its burst, then refused with Retry-After", () 
 
 describe("a container that knows the bucket is empty refuses without a store call", () => {
   it("asks the store again only once the bucket can give a lease", async () => {
-    const { clock, limiters, calls, deadline } = await rig();
+    // The refused container asks again half way through its spread (next token + 500 ms).
+    const { clock, limiters, calls, deadline } = await rig(1, () => 0.5);
     const limiter = limiters[0]!;
     const limit = limitOf("10/s", 20);
     for (let i = 0; i < 20; i++) await limiter.admit("key_b", limit, deadline());
@@ -101,7 +102,7 @@ describe("a container that knows the bucket is empty refuses without a store cal
       expect((await limiter.admit("key_b", limit, deadline())).admitted).toBe(false);
     }
     expect(calls().length).toBe(asked);
-    clock.t += 1000; // ten tokens back: more than a lease of 4
+    clock.t += 1000; // past the moment it computed: the bucket holds tokens again
     expect((await limiter.admit("key_b", limit, deadline())).admitted).toBe(true);
     expect(calls().length).toBeGreaterThan(asked);
   });
@@ -151,10 +152,10 @@ describe("containers share one bucket: admitted within the contract's bounds", (
 describe("leases are sized from the key's rate", () => {
   it.each([
     ["1/min", 5, 1],
-    ["10/s", 20, 4],
-    ["50/s", 100, 20],
-    ["50/s", 40, 10],
-    ["1000/s", 2000, 400],
+    ["10/s", 20, 5],
+    ["50/s", 100, 25],
+    ["50/s", 40, 20],
+    ["1000/s", 2000, 500],
   ] as const)("%s burst %i: %i tokens", (rate, burst, size) => {
     expect(leaseSize(limitOf(rate, burst))).toBe(size);
   });
