@@ -183,7 +183,12 @@ export class RateLimiter implements RateLimiting {
       state.bucket === undefined ||
       rescaled(state.bucket, interval, now) >= now;
     let known = contended ? await this.#buckets.read(keyId, interval, deadline) : state.bucket;
-    let result = available(known) >= 1 ? await take(known) : undefined;
+    // Contended, a container writes only while the bucket holds two of its leases: if another
+    // container read the same and wrote first, this write still finds a token and is made. (A
+    // write needs one token now; racing for the last ones is what makes writes fail.) Tokens
+    // wait in the bucket meanwhile, never more than the burst less a lease: nothing is lost.
+    const need = contended ? Math.max(1, Math.min(2 * lease, limit.burst - lease)) : 1;
+    let result = available(known) >= need ? await take(known) : undefined;
     if (result && !result.taken && !contended) {
       // The guess about the bucket was wrong: it was just read.
       known = result.state;
@@ -191,9 +196,10 @@ export class RateLimiter implements RateLimiting {
     }
     state.bucket = result?.state ?? known;
     if (!result?.taken) {
-      // Empty: ask again once it holds a token, at a moment jittered over the next second.
+      // Ask again once it holds what a lease needs, at a moment jittered over the next second.
       const tat = state.bucket ? rescaled(state.bucket, interval, now) : now;
-      const next = Math.max(tat, now) - (limit.burst - 1) * interval;
+      const wanted = Math.max(1, Math.min(2 * lease, limit.burst - lease));
+      const next = Math.max(tat, now) - (limit.burst - wanted) * interval;
       // Containers that keep losing ask less and less often; the one that won keeps pacing.
       state.refusals = Math.min(state.refusals + 1, 2);
       const spread = Math.max(retrySpreadMs * 2 ** (state.refusals - 1), lease * interval);
