@@ -175,24 +175,28 @@ export class RateLimiter implements RateLimiting {
         { keyId, tokens: lease, intervalMs: interval, burst: limit.burst, expected, now },
         deadline,
       );
-    // Refused before, never looked, or the bucket was draining when last seen: other containers
-    // may be taking too, so look before writing (a read unit, where a write that fails its
-    // condition costs a write unit all the same). A bucket last seen idle is written at once.
-    const contended =
-      state.retryAt > 0 ||
-      state.bucket === undefined ||
-      rescaled(state.bucket, interval, now) >= now;
-    let known = contended ? await this.#buckets.read(keyId, interval, deadline) : state.bucket;
-    // Contended, a container writes only while the bucket holds two of its leases: if another
-    // container read the same and wrote first, this write still finds a token and is made. (A
-    // write needs one token now; racing for the last ones is what makes writes fail.) Tokens
-    // wait in the bucket meanwhile, never more than the burst less a lease: nothing is lost.
-    const need = contended ? Math.max(1, Math.min(2 * lease, limit.burst - lease)) : 1;
-    let result = available(known) >= need ? await take(known) : undefined;
-    if (result && !result.taken && !contended) {
-      // The guess about the bucket was wrong: it was just read.
-      known = result.state;
-      result = available(known) >= 1 ? await take(known) : undefined;
+    // A container refused before races others for the bucket: it writes only while the bucket
+    // holds two of its leases, so that if another container read the same and wrote first, this
+    // write still finds a token and is made (racing for the last tokens is what makes writes
+    // fail). The tokens wait in the bucket meanwhile, never more than the burst less a lease.
+    const raced = state.retryAt > 0;
+    const need = raced ? Math.max(1, Math.min(2 * lease, limit.burst - lease)) : 1;
+    // What it last saw is a lower bound on what has been taken since: if that already leaves
+    // too little, it knows without asking.
+    let known = state.bucket;
+    let result: Awaited<ReturnType<typeof take>> | undefined;
+    if (known === undefined || available(known) >= need) {
+      // Never looked, refused before, or the bucket was draining when last seen: others may be
+      // taking too, so look before writing (a read unit, where a write that fails its
+      // condition costs a write unit all the same). A bucket last seen idle is written at once.
+      const contended = raced || known === undefined || rescaled(known, interval, now) >= now;
+      if (contended) known = await this.#buckets.read(keyId, interval, deadline);
+      result = available(known) >= need ? await take(known) : undefined;
+      if (result && !result.taken && !contended) {
+        // The guess about the bucket was wrong: it was just read.
+        known = result.state;
+        result = available(known) >= 1 ? await take(known) : undefined;
+      }
     }
     state.bucket = result?.state ?? known;
     if (!result?.taken) {

@@ -89,7 +89,7 @@ describe("the store keeps hashes, never keys", () => {
 describe("the command refuses what it does not know", () => {
   it.each([
     [["--stage", "qa", "list"], /unknown stage "qa"/],
-    [["rotate"], /^keys: unknown command "rotate": use create, list or revoke/],
+    [["rotate"], /^keys: unknown command "rotate": use create, list, update or revoke/],
     [["create", "--expires", "tomorrow"], /--expires must be an ISO 8601 date/],
     [["create", "--expires", "2020-01-01"], /--expires 2020-01-01 is in the past/],
     [["create", "--labl", "x"], /^keys: unknown option --labl/],
