@@ -11,7 +11,6 @@
 import { CategoryList } from "../lib/categoryList/reader.ts";
 import { DynamoDb } from "../lib/dynamodb.ts";
 import { CategoryStore } from "../lib/repositories/categories.ts";
-import { CategoryReader } from "../lib/repositories/categoryReads.ts";
 import { localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { seedTable } from "./data.ts";
 import { startStoreTally } from "./proxy.ts";
@@ -41,7 +40,7 @@ export async function listCost(sizes: readonly number[]): Promise<ListCostRow[]>
       // Descriptions of 65 characters (names are 24): categories of ~230 bytes, as in the docs.
       await seedTable(direct, table, categories, 65);
       const store = new CategoryStore(db, table);
-      const fresh = () => new CategoryList(new CategoryReader(db, table), Date.now);
+      const fresh = () => new CategoryList(db, table, Date.now);
       const list = (cache: CategoryList) => async () =>
         cache.categories(await cache.version(deadline()), deadline());
       const today = await measure(() => store.list(deadline()));

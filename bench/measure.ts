@@ -10,7 +10,8 @@ import { costPerMillion } from "./cost.ts";
 import { sampleEvent } from "./data.ts";
 import { startStoreTally } from "./proxy.ts";
 import type { BenchFunction, Built, Sandbox, Variant } from "./sandbox.ts";
-import { benchFunctions, fullSpeed, periodUs, runChild, variants } from "./sandbox.ts";
+import { benchFunctions, bundleOf, createFunction, fullSpeed, listFunction } from "./sandbox.ts";
+import { periodUs, runChild, variants } from "./sandbox.ts";
 
 export type Plan = Calls & { sizes: number[]; coldRuns: number; listSizes: number[] };
 export type Bench = Built & { plan: Plan; endpoint: string };
@@ -42,18 +43,18 @@ const variantsOf = (w: Workload): readonly Variant[] => (w.br ? ["ours"] : varia
 function workloadsOf(listSizes: number[]): Workload[] {
   const list = (count: number, br: boolean): Workload => {
     const id = `list ${count.toLocaleString("en-US")}${br ? " br" : ""}`;
-    return { id, fn: "listCategories", count, br };
+    return { id, fn: listFunction, count, br };
   };
   const large = listSizes.filter((count) => count >= 1000);
-  const create: Workload = { id: "create", fn: "createCategory", count: 0, br: false };
+  const create: Workload = { id: "create", fn: createFunction, count: 0, br: false };
   return [create, ...listSizes.map((n) => list(n, false)), ...large.map((n) => list(n, true))];
 }
 
 function run(b: Bench, v: Variant, w: Workload, sandbox: Sandbox, calls: Calls, via = "") {
-  const event = sampleEvent(w.fn === "createCategory", w.br ? "br" : "");
+  const event = sampleEvent(w.fn === createFunction, w.br ? "br" : "");
   const { name } = JSON.parse(event.body ?? "{}") as { name?: string };
   const task: MeasureTask = {
-    ...{ bundle: b.bundles[v][w.fn].path, functionName: w.fn, settleMs: periodUs / 1000 },
+    ...{ bundle: bundleOf(b, v, w.fn).path, functionName: w.fn, settleMs: periodUs / 1000 },
     ...{ event, ...calls, expect: name === undefined ? { count: w.count } : { name } },
   };
   const nodeOptions = v.startsWith("ours") ? b.nodeOptions : "";
@@ -130,7 +131,7 @@ export async function atSize(
         runs.push(await run(b, variant, first, sandbox, exactly(0)));
       const medianOf = (key: "importMs" | "firstMs") => median(runs.map((r) => r[key]));
       const [importMs, firstMs] = [medianOf("importMs"), medianOf("firstMs")];
-      const { bytes: bundleBytes } = b.bundles[variant][fn];
+      const { bytes: bundleBytes } = bundleOf(b, variant, fn);
       cold.push({ memoryMb, variant, fn, bundleBytes, importMs, firstMs });
     }
   }

@@ -3,7 +3,7 @@
  * where compression starts to cost a large list its latency target) and the console report.
  */
 import type { BenchFunction } from "./sandbox.ts";
-import { benchFunctions, variants } from "./sandbox.ts";
+import { benchFunctions, createFunction, listFunction, variants } from "./sandbox.ts";
 import type { Units } from "./cost.ts";
 import type { ListCostRow } from "./listCost.ts";
 import type { Calibration, ColdRow, StoreUnits, WarmRow } from "./measure.ts";
@@ -34,9 +34,14 @@ export type Results = Measured & {
 
 /** The latency targets that choose MemorySize: warm p99 of ours for these workloads. */
 const sizingTargets: Record<BenchFunction, { workloads: string[]; p99Ms: number }> = {
-  createCategory: { workloads: ["create"], p99Ms: 50 },
-  listCategories: { workloads: ["list 1,000", "list 1,000 br"], p99Ms: 100 },
+  [createFunction]: { workloads: ["create"], p99Ms: 50 },
+  [listFunction]: { workloads: ["list 1,000", "list 1,000 br"], p99Ms: 100 },
 };
+function targetOf(fn: BenchFunction): { workloads: string[]; p99Ms: number } {
+  const target = sizingTargets[fn];
+  if (!target) throw new Error(`no sizing target for ${fn}`);
+  return target;
+}
 /** Ours' import time over the typical stack's, at the size where it is worst. */
 const importTarget = 0.1;
 
@@ -50,7 +55,7 @@ const warmAt = (m: Measured, mb: number, variant: string, workload: string) =>
  * the memory free. The largest size when none does (reported as a finding).
  */
 function recommend(m: Measured, fn: BenchFunction): number | undefined {
-  const { workloads, p99Ms } = sizingTargets[fn];
+  const { workloads, p99Ms } = targetOf(fn);
   const fits = (mb: number): boolean => {
     const at = m.warm.filter((r) => r.variant === "ours" && r.fn === fn && r.memoryMb === mb);
     const timed = at.filter((r) => workloads.includes(r.workload));
@@ -92,7 +97,7 @@ export function decide(m: Measured): Results {
   findings.push(...sizesOf(m).flatMap((mb) => compression(m, mb)));
   const largest = Math.max(...sizesOf(m));
   const recommendation = Object.fromEntries(chosen.map(([fn, mb]) => [fn, mb ?? largest]));
-  return { ...m, targets, recommendation: recommendation as Results["recommendation"], findings };
+  return { ...m, targets, recommendation, findings };
 }
 
 const ms = (value: number): string => value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2);
@@ -142,7 +147,7 @@ export function printReport(r: Results): void {
   console.table(Object.entries(r.storeUnits).map(([w, u]) => costRow(r, w, u)));
   for (const t of r.targets) console.log(`${t.met ? "met   " : "MISSED"}  ${t.name}: ${t.value}`);
   for (const fn of benchFunctions) {
-    const { p99Ms, workloads: timed } = sizingTargets[fn];
+    const { p99Ms, workloads: timed } = targetOf(fn);
     const why = `p99 < ${String(p99Ms)} ms for ${timed.join(" and ")}, RSS ≤ ${String(headroom * 100)} %`;
     console.log(`MemorySize ${fn}: ${String(r.recommendation[fn])} MB, the cheapest with ${why}`);
   }

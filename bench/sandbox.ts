@@ -17,7 +17,7 @@ import { text } from "node:stream/consumers";
 import type { PluginBuild } from "esbuild";
 import { build } from "esbuild";
 import { localFunctionEnv, unthrottled } from "../local/functionEnv.ts";
-import { loadTemplate, projectRoot } from "../local/template.ts";
+import { loadTemplate, projectRoot, routesOf } from "../local/template.ts";
 import { buildFunctions, functionBuilds, lambdaBundleOptions } from "../scripts/build.ts";
 import type { ChildTask } from "./child.ts";
 
@@ -35,11 +35,31 @@ export const fullSpeed: Sandbox = { memoryMb: 1769, share: 1 };
 
 const cpuRoot = "/sys/fs/cgroup/cpu";
 
-export const benchFunctions = ["listCategories", "createCategory"] as const;
-export type BenchFunction = (typeof benchFunctions)[number];
+/** The function infra/template.yaml serves a route with (the template owns the names). */
+function functionServing(routeKey: string): string {
+  const spec = routesOf().get(routeKey);
+  if (!spec) throw new Error(`infra/template.yaml serves no ${routeKey}: the bench measures it`);
+  return spec.name;
+}
+/** The functions of the contract's two operations; the variants export a handler of each name. */
+export const listFunction = functionServing("GET /v1/categories");
+export const createFunction = functionServing("POST /v1/categories");
+export const benchFunctions = [listFunction, createFunction] as const;
+export type BenchFunction = string;
 export const variants = ["ours", "ours without metrics", "limit", "typical"] as const;
 export type Variant = (typeof variants)[number];
 type Bundles = Record<Variant, Record<BenchFunction, { path: string; bytes: number }>>;
+
+/** One variant's bundle of one function, as buildAll made it. */
+export function bundleOf(
+  built: Built,
+  variant: Variant,
+  fn: BenchFunction,
+): { path: string; bytes: number } {
+  const made = built.bundles[variant][fn];
+  if (!made) throw new Error(`no ${variant} bundle of ${fn}`);
+  return made;
+}
 /** nodeOptions: the template's NODE_OPTIONS ("" when none), so that ours runs as deployed. */
 export type Built = { bundles: Bundles; child: string; nodeOptions: string };
 
@@ -80,8 +100,8 @@ export async function buildAll(): Promise<Built> {
   await buildFunctions();
   const bundles = {} as Bundles;
   for (const v of variants) {
-    const [list, create] = [await bundle(v, "listCategories"), await bundle(v, "createCategory")];
-    bundles[v] = { listCategories: list, createCategory: create };
+    bundles[v] = {};
+    for (const fn of benchFunctions) bundles[v][fn] = await bundle(v, fn);
   }
   const child = resolve(tmpDir, "child.mjs");
   const entryPoints = [resolve(projectRoot, "bench/child.ts")];

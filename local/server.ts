@@ -67,7 +67,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     cleanup.push(() => dynamo.close());
     const key = await prepareStore(dynamo.endpoint, options);
     const env = { ...options.env, ...localFunctionEnv(dynamo.endpoint, localTableName) };
-    const hosts = new Map(functionsOf().map((spec) => [spec.name, new FunctionHost(spec, env)]));
+    // The functions behind routes: the pre-traffic hook (none) is never reached through the gateway.
+    const served = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+    const hosts = new Map(served.map((spec) => [spec.name, new FunctionHost(spec, env)]));
     cleanup.push(async () => {
       await Promise.all([...hosts.values()].map((host) => host.close()));
     });

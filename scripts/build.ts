@@ -9,7 +9,7 @@ import { build } from "esbuild";
 import type { BuildOptions } from "esbuild";
 import { routeTableOf } from "../lib/routes.ts";
 import type { FunctionSpec } from "../local/template.ts";
-import { functionsOf, projectRoot, templatePath } from "../local/template.ts";
+import { functionsOf, projectRoot, routesOf, templatePath } from "../local/template.ts";
 
 /** How every Lambda bundle is built; the benchmark builds its comparison handlers the same way. */
 export const lambdaBundleOptions = {
@@ -36,6 +36,10 @@ export function functionBuilds(): { name: string; outfile: string; options: Buil
   const servedRoutes = functions
     .flatMap((spec) => spec.routeKeys)
     .filter((key) => key !== "$default");
+  // The template's facts a bundle needs at run time, where the template cannot be read.
+  const routeFunctions = Object.fromEntries(
+    [...routesOf(functions)].map(([routeKey, spec]) => [routeKey, spec.name]),
+  );
   return functions.map((spec) => {
     const outfile = resolve(spec.codeDir, spec.handlerFile);
     return {
@@ -46,7 +50,11 @@ export function functionBuilds(): { name: string; outfile: string; options: Buil
         entryPoints: [resolve(projectRoot, "functions", spec.name, "index.ts")],
         outfile,
         metafile: true,
-        define: { __PETSTORE_ROUTES__: JSON.stringify(routeTableOf(servedRoutes)) },
+        define: {
+          __PETSTORE_FUNCTION__: JSON.stringify(spec.name),
+          __PETSTORE_ROUTES__: JSON.stringify(routeTableOf(servedRoutes)),
+          __PETSTORE_FUNCTIONS__: JSON.stringify(routeFunctions),
+        },
       },
     };
   });

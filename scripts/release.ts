@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { projectRoot } from "../local/template.ts";
+import { functionsOf, projectRoot } from "../local/template.ts";
 import type { Capture } from "./process.ts";
 import type { StageConfig } from "./stages.ts";
 import { parseParameterOverrides } from "./stages.ts";
@@ -53,7 +53,10 @@ export function stackTags(config: StageConfig, release: Release): string {
 
 /** What to do when the new release is live and misbehaves. */
 export function rollbackAdvice(config: StageConfig): string[] {
-  const functions = ["listCategories", "createCategory", "routeFallback"];
+  // The functions behind the routes, as infra/template.yaml names them (petstore-<stage>-<name>).
+  const functions = functionsOf()
+    .filter((spec) => spec.routeKeys.length > 0)
+    .map((spec) => spec.name);
   const where = `--region ${config.region}`;
   return [
     `To roll back ${config.stackName} (README "Operating" → "Rolling back"):`,

@@ -2,17 +2,19 @@
  * What the limit and typical handlers do, written once: the service's store calls and nothing
  * else (no validation, logging, compression, retries or timeouts), over the client each variant
  * brings (limit.ts: bare aws4 signing; typical.ts: the AWS SDK v3 document client under middy).
- * Not imported from lib/, so no change to the service can move them.
+ * Nothing is imported from lib/ but the Category model (lib/category.ts: which fields a category
+ * has), so no other change to the service can move them.
  */
 import { createHash } from "node:crypto";
 import type { APIGatewayProxyEventV2 as Event } from "aws-lambda";
 import type { APIGatewayProxyStructuredResultV2 as Result } from "aws-lambda";
+import type { NewCategory } from "../../lib/category.ts";
+import { categoryOf, listedAttributes } from "../../lib/category.ts";
 
-export type { Event, Result };
+export type { Event, NewCategory, Result };
 export type Input = Record<string, unknown>;
 /** An item as the document client gives it: these handlers store strings and numbers only. */
 export type Item = Record<string, string | number | undefined>;
-export type NewCategory = { name: string; description?: string };
 type Output = { Item?: Item | undefined; Attributes?: Item | undefined };
 type Db = {
   send(operation: "GetItem" | "UpdateItem" | "PutItem", input: Input): Promise<Output>;
@@ -59,7 +61,7 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
       // A cold read: ids 1..last in up to 16 parallel ranges, less the withdrawn ones.
       const last = Number(counter?.value ?? 0);
       const size = Math.ceil(last / Math.max(1, Math.min(16, Math.floor(last / 1000))));
-      const fields = ["id", "name", "description", "createdAt"];
+      const fields = [...listedAttributes];
       const range = (low: number) => {
         const bounds = { ":low": sortKey(low), ":high": sortKey(Math.min(last, low + size - 1)) };
         return query("CATEGORY", "sk BETWEEN :low AND :high", bounds, fields);
@@ -70,7 +72,7 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
       const categories = (await Promise.all(pages))
         .flat()
         .filter((item) => !gone.has(item.id))
-        .map(({ id, name, description }) => ({ id, name, description }));
+        .map((item) => categoryOf(Number(item.id), item as NewCategory));
       cached = { version, body: JSON.stringify(categories) };
     }
     return { statusCode: 200, headers: json, body: cached.body };
@@ -84,7 +86,7 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
       ExpressionAttributeNames: { "#v": "value" },
       ExpressionAttributeValues: { ":one": 1, ":now": Date.now().toString(36) },
     });
-    const category = { id: Number(Attributes?.value), ...input };
+    const category = categoryOf(Number(Attributes?.value), input);
     const { requestId } = event.requestContext;
     const stored = { createdAt: new Date().toISOString(), requestId };
     await db.send("PutItem", {

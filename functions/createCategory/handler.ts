@@ -1,5 +1,5 @@
 import middy from "@middy/core";
-import type { ServiceDeps } from "../../lib/deps.ts";
+import type { CreateCategoryDeps } from "./deps.ts";
 import { errors } from "../../lib/errors.ts";
 import { jsonRequestBody } from "../../lib/http/jsonBody.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
@@ -7,13 +7,13 @@ import { header } from "../../lib/http/message.ts";
 import { parseIdempotencyKey } from "../../lib/http/request.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
 import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
-import { parseNewCategory } from "../../lib/validation.ts";
+import { parseNewCategory } from "../../lib/category.ts";
 
 /**
  * POST /v1/categories: validates a NewCategory and stores it under the next id; with an
  * Idempotency-Key, a repeat replays the first answer instead of creating again.
  */
-export function createCategoryHandler(deps: ServiceDeps): ServiceHandler {
+export function createCategoryHandler(deps: CreateCategoryDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
     .use(jsonRequestBody())

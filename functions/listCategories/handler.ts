@@ -1,5 +1,5 @@
 import middy from "@middy/core";
-import type { ServiceDeps } from "../../lib/deps.ts";
+import type { ListCategoriesDeps } from "./deps.ts";
 import { isNotModified } from "../../lib/http/conditional.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
@@ -9,7 +9,7 @@ import { authenticatedService, deadlineOf } from "../../lib/middleware.ts";
  * GET /v1/categories: every category, in id order, from the container's list cache; 304 when
  * If-None-Match names the current version's tag, decided from the list's first read alone.
  */
-export function listCategoriesHandler(deps: ServiceDeps): ServiceHandler {
+export function listCategoriesHandler(deps: ListCategoriesDeps): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
     .handler<HttpEvent, HttpResponse>(async (event, context) => {

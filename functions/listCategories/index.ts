@@ -1,4 +1,9 @@
-import { createServiceDeps } from "../../lib/deps.ts";
+import { listCategoriesDeps } from "./deps.ts";
 import { listCategoriesHandler } from "./handler.ts";
 
-export const handler = listCategoriesHandler(createServiceDeps({ operation: "listCategories" }));
+/** Injected by scripts/build.ts: the function's name in infra/template.yaml. */
+declare const __PETSTORE_FUNCTION__: string;
+
+export const handler = listCategoriesHandler(
+  listCategoriesDeps({ operation: __PETSTORE_FUNCTION__ }),
+);

@@ -1,14 +1,27 @@
 /**
  * Lambda entry of the CodeDeploy pre-traffic hook (lib/deployHook/ does the work). The parts are
- * built on the first invocation, not at load: the local server loads every bundle the template
- * names, and this one needs settings only a deployment gives it.
+ * built on the first invocation, not at load: the settings come from a deployment, and a bundle
+ * loaded elsewhere (the tests, `npm run invoke`) needs none to load.
+ *
+ * Lambda and CodeDeploy are called through the AWS SDK, bundled into this function only: it runs
+ * once per deploy, so its cold start does not matter (the request functions keep lib/dynamodb.ts).
+ * LAMBDA_ENDPOINT and CODEDEPLOY_ENDPOINT replace the regional endpoints for local stand-ins.
  */
+import {
+  CodeDeployClient,
+  PutLifecycleEventHookExecutionStatusCommand,
+} from "@aws-sdk/client-codedeploy";
+import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
-import { AwsCalls } from "../../lib/awsCall.ts";
 import { systemClock } from "../../lib/clock.ts";
 import { DynamoDb, environmentCredentials } from "../../lib/dynamodb.ts";
 import type { HookDeps, HookEvent } from "../../lib/deployHook/hook.ts";
 import { preTrafficHook } from "../../lib/deployHook/hook.ts";
+import type { RouteFunctions } from "../../lib/deployHook/targets.ts";
+import { versionVariable } from "../../lib/deployHook/targets.ts";
+
+/** Injected by scripts/build.ts from infra/template.yaml: route key → the function serving it. */
+declare const __PETSTORE_FUNCTIONS__: RouteFunctions;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -18,27 +31,36 @@ function required(env: Env, name: string): string {
   return value;
 }
 
-export function hookDeps(env: Env = process.env): HookDeps {
+export function hookDeps(
+  env: Env = process.env,
+  routes: RouteFunctions = __PETSTORE_FUNCTIONS__,
+): HookDeps {
   const region = env.AWS_REGION ?? required(env, "AWS_DEFAULT_REGION");
   const credentials = environmentCredentials(env);
   const table = required(env, "TABLE_NAME");
   const db = new DynamoDb({ region, endpoint: env.DYNAMODB_ENDPOINT || undefined, credentials });
   const keys = new ApiKeyStore(db, table);
-  const aws = new AwsCalls({
-    region,
-    credentials,
-    lambdaEndpoint: env.LAMBDA_ENDPOINT || undefined,
-    codeDeployEndpoint: env.CODEDEPLOY_ENDPOINT || undefined,
-  });
+  // The SDK's own retries (3 attempts, backoff) and a 30 s socket timeout per attempt.
+  const client = { region, credentials, requestHandler: { requestTimeout: 30_000 } };
+  const endpoint = (name: string) => (env[name] ? { endpoint: env[name] } : {});
+  const lambda = new LambdaClient({ ...client, ...endpoint("LAMBDA_ENDPOINT") });
+  const codeDeploy = new CodeDeployClient({ ...client, ...endpoint("CODEDEPLOY_ENDPOINT") });
   const now = systemClock;
   const deadline = (): number => now() + 10_000;
+  // Every function the routes name has its new version in a variable the template sets.
+  const names = [...new Set(Object.values(routes))];
   return {
-    versions: {
-      listCategories: required(env, "LIST_CATEGORIES_VERSION"),
-      createCategory: required(env, "CREATE_CATEGORY_VERSION"),
-      routeFallback: required(env, "ROUTE_FALLBACK_VERSION"),
+    routes,
+    versions: Object.fromEntries(names.map((name) => [name, required(env, versionVariable(name))])),
+    invoke: async (arn, event) => {
+      const answer = await lambda.send(
+        new InvokeCommand({ FunctionName: arn, Payload: JSON.stringify(event) }),
+      );
+      return {
+        payload: answer.Payload?.transformToString() ?? "",
+        functionError: answer.FunctionError,
+      };
     },
-    invoke: (arn, event) => aws.invoke(arn, event),
     issueKey: async (label, expiresAt) => {
       const { apiKey, record } = await keys.issue(label, expiresAt, deadline());
       return { apiKey, keyId: record.keyId };
@@ -46,8 +68,15 @@ export function hookDeps(env: Env = process.env): HookDeps {
     revokeKey: async (keyId) => {
       await keys.revoke(keyId, deadline());
     },
-    report: (event, status) =>
-      aws.reportHookStatus(event.DeploymentId, event.LifecycleEventHookExecutionId, status),
+    report: async (event, status) => {
+      await codeDeploy.send(
+        new PutLifecycleEventHookExecutionStatusCommand({
+          deploymentId: event.DeploymentId,
+          lifecycleEventHookExecutionId: event.LifecycleEventHookExecutionId,
+          status,
+        }),
+      );
+    },
     log: (line) => {
       process.stdout.write(`${JSON.stringify({ time: new Date(now()).toISOString(), ...line })}\n`);
     },

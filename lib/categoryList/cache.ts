@@ -37,7 +37,8 @@
  * idle, so the withdrawal is seen and the id dropped (unless stored again after it, by an
  * Idempotency-Key repeat). A cache idle for longer than the records are kept reads cold.
  */
-import type { Category } from "../repositories/categories.ts";
+import type { Category } from "../category.ts";
+import { withdrawalRecordMs } from "../table/schema.ts";
 
 export interface CounterState {
   readonly epoch: string;
@@ -107,9 +108,6 @@ export const holeLifetimeMs = 25 * 60 * 60 * 1000;
  * infra/template.yaml) with ample room for clock skew between containers.
  */
 export const settleMs = 60_000;
-
-/** How long withdrawal records are kept (their DynamoDB TTL: deleted some time after). */
-export const withdrawalRecordMs = 24 * 60 * 60 * 1000;
 
 export const emptyCounter: CounterState = { epoch: "0", version: 0, lastId: 0 };
 

@@ -1,15 +1,22 @@
 /**
- * A container's list cache (state machine and correctness argument: ./cache.ts). A list is two
- * steps: `version()` reads the counter and the recent withdrawals (one Query, one read unit),
- * which is all a 304 needs; `categories()` then brings the cache up to that version, reading
- * only what changed, and answers from it. The counter read must come first: a create landing
- * between the two only makes the next list refresh again, never miss it.
+ * A container's list cache, the repository every list reads through (state machine and
+ * correctness argument: ./cache.ts). A list is two steps: `version()` reads the counter and the
+ * recent withdrawals (one Query, one read unit), which is all a 304 needs; `categories()` then
+ * brings the cache up to that version, reading only what changed, and answers from it. The
+ * counter read must come first: a create landing between the two only makes the next list
+ * refresh again, never miss it. Every read is strongly consistent: a list must see every create
+ * answered 201 before it began.
  */
+import type { Category } from "../category.ts";
+import { listedAttributes } from "../category.ts";
 import type { Clock } from "../clock.ts";
-import type { Category } from "../repositories/categories.ts";
-import type { CategoryListSource } from "../repositories/categoryReads.ts";
-import type { Found, ListSnapshot, ListVersion, Refresh } from "./cache.ts";
-import { planRefresh, withdrawalsSince } from "./cache.ts";
+import type { DynamoDb, Item } from "../dynamodb.ts";
+import { toCategory } from "../repositories/categories.ts";
+import { num, text } from "../table/item.ts";
+import { categorySortKey, keys, partitions, withdrawalsFrom } from "../table/schema.ts";
+import { Table } from "../table/table.ts";
+import type { Found, ListSnapshot, ListVersion, Refresh, Withdrawal } from "./cache.ts";
+import { emptyCounter, planRefresh, withdrawalsSince } from "./cache.ts";
 import type { SplitOptions } from "./ranges.ts";
 import { coldReadSplit, mapLimited, splitIds } from "./ranges.ts";
 import { applyRefresh } from "./snapshot.ts";
@@ -22,22 +29,47 @@ export interface CategoryListing {
 }
 
 export class CategoryList implements CategoryListing {
-  readonly #source: CategoryListSource;
+  readonly #table: Table;
   readonly #now: Clock;
   readonly #split: SplitOptions;
   #snapshot: ListSnapshot | undefined;
 
-  constructor(source: CategoryListSource, now: Clock, split: SplitOptions = coldReadSplit) {
-    this.#source = source;
+  constructor(db: DynamoDb, tableName: string, now: Clock, split: SplitOptions = coldReadSplit) {
+    this.#table = new Table(db, tableName);
     this.#now = now;
     this.#split = split;
   }
 
+  /**
+   * The counter (last id taken, list version) and the withdrawals recorded since
+   * `withdrawalsSince`: one Query, one read unit while they come to under 4 KB.
+   */
   async version(deadline: number): Promise<ListVersion> {
     const readAt = this.#now();
     const since = withdrawalsSince(this.#snapshot, readAt);
-    const { counter, withdrawals } = await this.#source.readCounter(since, deadline);
-    return { counter, withdrawals, readAt, since };
+    const counterKey = keys.categoryCounter;
+    const items = await this.#table.queryAll(
+      {
+        partition: counterKey.pk,
+        range: { between: [withdrawalsFrom(since), counterKey.sk] },
+        consistent: true,
+        projection: ["sk", "id", "at", "value", "version", "epoch"],
+      },
+      deadline,
+    );
+    const item = items.find((found) => text(found, "sk") === counterKey.sk);
+    const counter = item && {
+      epoch: text(item, "epoch") ?? emptyCounter.epoch,
+      version: num(item, "version") ?? 0,
+      lastId: num(item, "value") ?? 0,
+    };
+    const withdrawals = items
+      .filter((found) => found !== item)
+      .map((found): Withdrawal => ({
+        id: num(found, "id") ?? Number.NaN,
+        at: num(found, "at") ?? 0,
+      }));
+    return { counter: counter ?? emptyCounter, withdrawals, readAt, since };
   }
 
   async categories(version: ListVersion, deadline: number): Promise<readonly Category[]> {
@@ -55,7 +87,7 @@ export class CategoryList implements CategoryListing {
   async #read(refresh: Refresh, deadline: number): Promise<readonly Found[]> {
     const [above, rechecked] = await Promise.all([
       this.#readRange(refresh.above + 1, refresh.upTo, deadline),
-      refresh.recheck.length > 0 ? this.#source.readIds(refresh.recheck, deadline) : [],
+      refresh.recheck.length > 0 ? this.#readIds(refresh.recheck, deadline) : [],
     ]);
     return [...above, ...rechecked];
   }
@@ -65,8 +97,30 @@ export class CategoryList implements CategoryListing {
     const parts = await mapLimited(
       splitIds(low, high, this.#split),
       this.#split.maxParts,
-      ([a, b]) => this.#source.readRange(a, b, deadline),
+      async ([a, b]) => {
+        const between = [categorySortKey(a), categorySortKey(b)] as const;
+        const items = await this.#table.queryAll(
+          {
+            partition: partitions.category,
+            range: { between },
+            consistent: true,
+            projection: listedAttributes,
+          },
+          deadline,
+        );
+        return items.map(toFound);
+      },
     );
     return parts.flat();
   }
+
+  /** The categories under these ids that exist, in any order. */
+  async #readIds(ids: readonly number[], deadline: number): Promise<readonly Found[]> {
+    const items = await this.#table.batchGet(ids.map(keys.category), deadline, listedAttributes);
+    return items.map(toFound);
+  }
+}
+
+function toFound(item: Item): Found {
+  return { category: toCategory(item), createdAt: Date.parse(text(item, "createdAt") ?? "") };
 }

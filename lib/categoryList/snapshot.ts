@@ -1,7 +1,7 @@
 /**
  * A list cache's next snapshot, from what a refresh read (the plan and the argument: ./cache.ts).
  */
-import type { Category } from "../repositories/categories.ts";
+import type { Category } from "../category.ts";
 import type { Found, Hole, ListSnapshot, ListVersion, Refresh } from "./cache.ts";
 import { holeLifetimeMs, isSettled, settleMs } from "./cache.ts";
 

@@ -5,6 +5,7 @@
 import { gatewayEvent } from "./gatewayEvent.ts";
 import type { Answer, Probe } from "./probes.ts";
 import { CheckFailed, probes } from "./probes.ts";
+import { routeKeyOf } from "./targets.ts";
 import type { CheckOutcome, HookDeps } from "./types.ts";
 
 const keyLifetimeMs = 15 * 60 * 1000;
@@ -30,9 +31,18 @@ async function runProbe(
   apiKey: string,
   requestId: string,
 ): Promise<CheckOutcome> {
-  const version = deps.versions[probe.target];
-  const event = gatewayEvent(probe, probe.withKey ? apiKey : undefined, requestId, deps.now());
+  const routeKey = routeKeyOf(deps.routes, probe.method, probe.path);
+  const target = deps.routes[routeKey] ?? `no function serves ${routeKey}`;
+  const version = deps.versions[target] ?? target;
+  const event = gatewayEvent(
+    probe,
+    routeKey,
+    probe.withKey ? apiKey : undefined,
+    requestId,
+    deps.now(),
+  );
   try {
+    if (!(target in deps.versions)) throw new CheckFailed("no new version to check");
     const { payload, functionError } = await deps.invoke(version, event);
     if (functionError !== undefined) {
       throw new CheckFailed(`the function failed (${functionError}): ${payload.slice(0, 300)}`);

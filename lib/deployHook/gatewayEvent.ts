@@ -5,6 +5,7 @@ import type { Request } from "./probes.ts";
 /** An API Gateway HTTP API (payload 2.0) request, as the gateway would hand it to the alias. */
 export function gatewayEvent(
   probe: Pick<Request, "method" | "path" | "body">,
+  routeKey: string,
   apiKey: string | undefined,
   requestId: string,
   now: number,
@@ -15,7 +16,6 @@ export function gatewayEvent(
     ...(apiKey !== undefined && { authorization: `Bearer ${apiKey}` }),
     ...(probe.body !== undefined && { "content-type": "application/json" }),
   };
-  const routeKey = probe.path === "/v1/categories" ? `${probe.method} ${probe.path}` : "$default";
   return {
     version: "2.0",
     routeKey,

@@ -12,7 +12,7 @@ import { runChecks } from "./checks.ts";
 import { reportOutcomes } from "./report.ts";
 import type { CheckOutcome, HookDeps, HookEvent, HookStatus } from "./types.ts";
 
-export type { CheckOutcome, HookDeps, HookEvent, HookStatus, Target } from "./types.ts";
+export type { CheckOutcome, HookDeps, HookEvent, HookStatus } from "./types.ts";
 
 /** The Lambda handler's work: check, log each outcome, report to CodeDeploy. */
 export async function preTrafficHook(

@@ -2,8 +2,6 @@
  * The pre-traffic hook's five requests and what each answer must be. Each only reads: none
  * creates, changes or deletes anything (the invalid create stops at validation, before any write).
  */
-import type { Target } from "./types.ts";
-
 /** A function's answer, headers lower-cased and the body parsed from JSON. */
 export interface Answer {
   readonly statusCode: number;
@@ -11,8 +9,8 @@ export interface Answer {
   readonly body: unknown;
 }
 
+/** A request as a client sends it: the template's routes decide which function answers it. */
 export interface Request {
-  readonly target: Target;
   readonly method: string;
   readonly path: string;
   readonly withKey: boolean;
@@ -27,8 +25,8 @@ export interface Probe extends Request {
 
 export class CheckFailed extends Error {}
 
-const list = { target: "listCategories", method: "GET", path: "/v1/categories" } as const;
-const create = { target: "createCategory", method: "POST", path: "/v1/categories" } as const;
+const list = { method: "GET", path: "/v1/categories" } as const;
+const create = { method: "POST", path: "/v1/categories" } as const;
 
 /** A probe whose answer must be the contract's Error shape with this status and code. */
 function refusal(check: string, request: Request, status: number, code: string): Probe {
@@ -72,12 +70,7 @@ export const probes: readonly Probe[] = [
   ),
   refusal(
     "an unknown route answers 404 not_found",
-    {
-      target: "routeFallback",
-      method: "GET",
-      path: "/v1/pre-traffic-check-no-such-route",
-      withKey: true,
-    },
+    { method: "GET", path: "/v1/pre-traffic-check-no-such-route", withKey: true },
     404,
     "not_found",
   ),

@@ -1,8 +1,6 @@
 /** What the pre-traffic hook is given (CodeDeploy's event, its parts) and what it finds. */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-
-/** The functions whose new versions the hook checks. */
-export type Target = "listCategories" | "createCategory" | "routeFallback";
+import type { RouteFunctions } from "./targets.ts";
 
 export type HookStatus = "Succeeded" | "Failed";
 
@@ -12,8 +10,10 @@ export interface HookEvent {
 }
 
 export interface HookDeps {
-  /** The ARN of each function's new version (the template's `<Function>.Version`). */
-  readonly versions: Readonly<Record<Target, string>>;
+  /** Which function serves each route (the template's, injected at build time). */
+  readonly routes: RouteFunctions;
+  /** The ARN of each function's new version, by function name (the template's `<Function>.Version`). */
+  readonly versions: Readonly<Record<string, string>>;
   readonly invoke: (
     versionArn: string,
     event: APIGatewayProxyEventV2,

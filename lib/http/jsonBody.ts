@@ -6,6 +6,7 @@
  */
 import type { MiddlewareObj } from "@middy/core";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
+import { acceptedFieldsText, requiredFieldsText } from "../category.ts";
 import type { ApiError } from "../errors.ts";
 import { errors } from "../errors.ts";
 import type { HttpEvent } from "./message.ts";
@@ -27,7 +28,9 @@ export function jsonRequestBody(): MiddlewareObj<HttpEvent>[] {
       }
       const text = readBodyText(request.event);
       if (text === undefined || text.trim() === "") {
-        throw errors.invalidBody("the request body is missing: send a JSON object with a 'name'");
+        throw errors.invalidBody(
+          `the request body is missing: send a JSON object with ${requiredFieldsText}`,
+        );
       }
       refuseDeepNesting(text);
       request.event.body = text;
@@ -52,7 +55,7 @@ export function fromBodyParserError(thrown: unknown): ApiError | undefined {
   const refusedKey = typeof cause.message === "string" ? undefined : cause.data;
   return typeof refusedKey === "string"
     ? errors.invalidBody(
-        `the field ${JSON.stringify(refusedKey)} is not accepted: only 'name' and 'description' are`,
+        `the field ${JSON.stringify(refusedKey)} is not accepted: only ${acceptedFieldsText} are`,
       )
     : errors.invalidJson();
 }

@@ -4,12 +4,13 @@
  * record before the category is written, so a request that dies between the two is finished by
  * the next repeat under the same id: never a second category.
  */
+import type { Category, NewCategory } from "../category.ts";
 import type { Clock } from "../clock.ts";
 import { errors } from "../errors.ts";
-import type { Category, CategoryRepository, NewCategory } from "../repositories/categories.ts";
+import type { CategoryRepository } from "../repositories/categories.ts";
 import type { IdempotencyRecordRepository } from "../repositories/idempotencyRecords.ts";
 import type { RecordKey } from "./record.ts";
-import { fingerprintOf } from "./record.ts";
+import { fingerprintMatches, fingerprintOf } from "./record.ts";
 
 export interface IdempotentOutcome {
   readonly category: Category;
@@ -54,12 +55,7 @@ export class IdempotentCreator implements IdempotentCreation {
     owner: string,
     deadline: number,
   ): Promise<IdempotentOutcome> {
-    const claimed = await this.#claim(
-      { scope, idempotencyKey },
-      fingerprintOf(input),
-      owner,
-      deadline,
-    );
+    const claimed = await this.#claim({ scope, idempotencyKey }, input, owner, deadline);
     if ("replay" in claimed) return { category: claimed.replay, replayed: true };
     let reservedId = claimed.reservedId;
     try {
@@ -86,21 +82,19 @@ export class IdempotentCreator implements IdempotentCreation {
 
   async #claim(
     key: RecordKey,
-    fingerprint: string,
+    input: NewCategory,
     owner: string,
     deadline: number,
   ): Promise<Owned | { replay: Category }> {
     const now = this.#now();
     // The lock outlives this request's own deadline, so only a request that is surely gone is taken over.
-    const claim = { fingerprint, owner, lockUntil: deadline + 1000 };
-    if (await this.#records.claim(key, claim, now, deadline)) {
-      return { key, owner, reservedId: undefined };
-    }
-    const existing = await this.#records.read(key, this.#now(), deadline);
+    const claim = { fingerprint: fingerprintOf(input), owner, lockUntil: deadline + 1000 };
+    const outcome = await this.#records.claim(key, claim, now, deadline);
+    if (outcome.claimed) return { key, owner, reservedId: undefined };
+    const { existing } = outcome;
     // Expired (or removed) since the claim was refused: claim again.
-    if (!existing || existing.status === "expired")
-      return this.#claim(key, fingerprint, owner, deadline);
-    if (existing.fingerprint !== fingerprint) throw errors.idempotencyKeyReused();
+    if (!existing || existing.status === "expired") return this.#claim(key, input, owner, deadline);
+    if (!fingerprintMatches(existing.fingerprint, input)) throw errors.idempotencyKeyReused();
     if (existing.status === "completed") return { replay: existing.response };
     // Our own earlier attempt landed (its answer was lost and the put was retried).
     if (existing.owner === owner) return { key, owner, reservedId: existing.reservedId };

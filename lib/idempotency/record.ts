@@ -11,7 +11,8 @@
  * A `fingerprint` of the validated body tells a repeat (same body) from a reuse (another body).
  */
 import { createHash } from "node:crypto";
-import type { Category, NewCategory } from "../repositories/categories.ts";
+import type { Category, NewCategory } from "../category.ts";
+import { fingerprintV1Fields } from "../category.ts";
 
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 
@@ -44,8 +45,42 @@ export function isExpired(ttlSeconds: number, now: number): boolean {
   return ttlSeconds < Math.floor(now / 1000);
 }
 
+/**
+ * The fingerprint of a validated request (v2): SHA-256 of its canonical JSON (keys sorted, absent
+ * fields left out), so every field of the model is covered, a field added later included.
+ * It is stored with its version, `v2:<hex>`; a record without one was written by v1.
+ */
 export function fingerprintOf(input: NewCategory): string {
-  return createHash("sha256")
-    .update(JSON.stringify([input.name, input.description ?? null]))
-    .digest("hex");
+  return `v2:${sha256(canonicalJson(input))}`;
+}
+
+/**
+ * Whether `stored` is the fingerprint of `input`, by the algorithm that wrote it. v1 (before
+ * v2; its records are kept 24 hours) hashed the JSON array of `fingerprintV1Fields`' values,
+ * null for an absent one; it goes once no record it wrote is live.
+ */
+export function fingerprintMatches(stored: string, input: NewCategory): boolean {
+  if (stored.startsWith("v2:")) return stored === fingerprintOf(input);
+  // v1 knew only its fields: a request with another one is no repeat of a record it wrote.
+  const fields: Readonly<Record<string, string | undefined>> = input;
+  const known = new Set<string>(fingerprintV1Fields);
+  if (Object.keys(fields).some((field) => fields[field] !== undefined && !known.has(field))) {
+    return false;
+  }
+  return (
+    stored === sha256(JSON.stringify(fingerprintV1Fields.map((field) => fields[field] ?? null)))
+  );
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * The request as JSON with its fields in sorted order and absent ones left out: one text per
+ * request, however it was built. (Field names are never integer-like, which objects reorder.)
+ */
+export function canonicalJson(input: NewCategory): string {
+  const fields = Object.entries(input).filter(([, value]) => value !== undefined);
+  return JSON.stringify(Object.fromEntries(fields.sort(([a], [b]) => (a < b ? -1 : 1))));
 }

@@ -4,10 +4,12 @@
  * a slow one here: there is nothing to brute-force.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Item } from "../dynamodb.ts";
+import type { Clock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
+import type { DynamoDb, Item } from "../dynamodb.ts";
 import { num, text } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
-import { TableRepository } from "./tableRepository.ts";
+import { Table } from "../table/table.ts";
 
 export interface ApiKeyRecord {
   /** Public handle for operators and logs; reveals nothing about the key. */
@@ -61,9 +63,17 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
 }
 
-export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
+export class ApiKeyStore implements ApiKeyRepository {
+  readonly #table: Table;
+  readonly #now: Clock;
+
+  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+    this.#table = new Table(db, tableName);
+    this.#now = now;
+  }
+
   async find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined> {
-    const item = await this.table.get(keys.apiKey(keyHash), deadline);
+    const item = await this.#table.get(keys.apiKey(keyHash), deadline);
     return item && toRecord(item);
   }
 
@@ -77,28 +87,28 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
     const record: ApiKeyRecord = {
       keyId: `key_${randomBytes(6).toString("hex")}`,
       label,
-      createdAt: new Date(this.now()).toISOString(),
+      createdAt: new Date(this.#now()).toISOString(),
       expiresAt: expiresAt?.toISOString(),
       rate: rateLimit?.rate,
       burst: rateLimit?.burst,
     };
-    await this.table.put(keys.apiKey(hashApiKey(apiKey)), { ...record }, deadline);
+    await this.#table.put(keys.apiKey(hashApiKey(apiKey)), { ...record }, deadline);
     return { apiKey, record };
   }
 
   async list(deadline: number): Promise<ApiKeyRecord[]> {
-    const items = await this.table.queryAll({ partition: partitions.apiKey }, deadline);
+    const items = await this.#table.queryAll({ partition: partitions.apiKey }, deadline);
     return items.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async revoke(keyId: string, deadline: number): Promise<boolean> {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return false;
-    await this.table.update(
+    await this.#table.update(
       keys.apiKey(keyHash),
       {
         text: "SET revokedAt = if_not_exists(revokedAt, :now)",
-        values: { ":now": new Date(this.now()).toISOString() },
+        values: { ":now": new Date(this.#now()).toISOString() },
       },
       deadline,
     );
@@ -108,7 +118,7 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
   async setRateLimit(keyId: string, rateLimit: KeyRateLimit, deadline: number): Promise<boolean> {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return false;
-    await this.table.update(
+    await this.#table.update(
       keys.apiKey(keyHash),
       {
         text: "SET rate = :rate, burst = :burst",
@@ -121,7 +131,7 @@ export class ApiKeyStore extends TableRepository implements ApiKeyRepository {
 
   /** The stored hash (sort key) of the key with this id, reading pages only until it is found. */
   async #hashOf(keyId: string, deadline: number): Promise<string | undefined> {
-    const pages = this.table.queryPages(
+    const pages = this.#table.queryPages(
       {
         partition: partitions.apiKey,
         filter: { text: "keyId = :id", values: { ":id": keyId } },

@@ -1,23 +1,18 @@
 /**
- * Categories and their id counter (keys: lib/table/schema.ts). Ids come from an atomic counter
- * (UpdateItem ADD), so concurrent creates never share one; a create that fails after taking an
- * id leaves a gap, never a duplicate.
+ * Categories and their id counter (keys: lib/table/schema.ts; fields: lib/category.ts). Ids come
+ * from an atomic counter (UpdateItem ADD), so concurrent creates never share one; a create that
+ * fails after taking an id leaves a gap, never a duplicate.
  */
-import { withdrawalRecordMs } from "../categoryList/cache.ts";
-import type { Item } from "../dynamodb.ts";
+import type { Category, NewCategory } from "../category.ts";
+import { categoryOf, fieldNames } from "../category.ts";
+import type { Clock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
+import type { DynamoDb, Item } from "../dynamodb.ts";
 import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
-import { keys, partitions } from "../table/schema.ts";
-import { TableRepository } from "./tableRepository.ts";
-
-export interface NewCategory {
-  readonly name: string;
-  readonly description?: string | undefined;
-}
-export interface Category extends NewCategory {
-  readonly id: number;
-}
+import { keys, partitions, withdrawalRecordMs } from "../table/schema.ts";
+import { Table } from "../table/table.ts";
 
 export interface CategoryRepository {
   /** Every category, in id order. */
@@ -45,14 +40,18 @@ const withdrawBudgetMs = 200;
 /** When each withdrawal step must be done by, from the start of the withdrawal. */
 const withdrawShareMs = { record: 80, delete: 150 } as const;
 
-export class CategoryStore extends TableRepository implements CategoryRepository {
+export class CategoryStore implements CategoryRepository {
+  readonly #table: Table;
+  readonly #now: Clock;
+
+  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+    this.#table = new Table(db, tableName);
+    this.#now = now;
+  }
+
   async list(deadline: number): Promise<Category[]> {
-    const items = await this.table.queryAll(
-      {
-        partition: partitions.category,
-        consistent: true,
-        projection: ["id", "name", "description"],
-      },
+    const items = await this.#table.queryAll(
+      { partition: partitions.category, consistent: true, projection: ["id", ...fieldNames] },
       deadline,
     );
     return items.map(toCategory);
@@ -69,8 +68,8 @@ export class CategoryStore extends TableRepository implements CategoryRepository
     requestId: string,
     deadline: number,
   ): Promise<Category> {
-    const stored: Category = { id, ...category };
-    const fields = { ...stored, createdAt: new Date(this.now()).toISOString(), requestId };
+    const stored = categoryOf(id, category);
+    const fields = { ...stored, createdAt: new Date(this.#now()).toISOString(), requestId };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
     } catch (failure) {
@@ -87,18 +86,18 @@ export class CategoryStore extends TableRepository implements CategoryRepository
 
   /** A conditional put; a retried put whose first attempt landed is recognised as our own. */
   async #putOwn(id: number, fields: Fields, requestId: string, deadline: number): Promise<void> {
+    const key = keys.category(id);
     try {
-      await this.table.put(keys.category(id), fields, deadline, {
-        text: "attribute_not_exists(pk)",
-      });
+      await this.#table.put(key, fields, deadline, { text: "attribute_not_exists(pk)" });
     } catch (error) {
-      if (isConditionFailure(error) && (await this.#isOwnWrite(id, requestId, deadline))) return;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      const found = await this.#table.collidedWith(error, key, deadline);
+      if (found === undefined || text(found, "requestId") !== requestId) throw error;
     }
   }
 
   async commit(deadline: number): Promise<void> {
-    await this.table.update(
+    await this.#table.update(
       keys.categoryCounter,
       { text: "ADD version :one", values: { ":one": 1 } },
       deadline,
@@ -106,18 +105,18 @@ export class CategoryStore extends TableRepository implements CategoryRepository
   }
 
   async get(id: number, deadline: number): Promise<Category | undefined> {
-    const item = await this.table.get(keys.category(id), deadline);
+    const item = await this.#table.get(keys.category(id), deadline);
     return item && toCategory(item);
   }
 
   async nextId(deadline: number): Promise<number> {
-    const attributes = await this.table.update(
+    const attributes = await this.#table.update(
       keys.categoryCounter,
       {
         // Taking an id is what bumps the list version: no write of its own (cache.ts).
         text: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
         names: { "#v": "value" },
-        values: { ":one": 1, ":now": this.now().toString(36) },
+        values: { ":one": 1, ":now": this.#now().toString(36) },
       },
       deadline,
       { returnNew: true },
@@ -127,11 +126,6 @@ export class CategoryStore extends TableRepository implements CategoryRepository
       throw new Error(`the category counter returned an unusable id (${String(id)})`);
     }
     return id;
-  }
-
-  async #isOwnWrite(id: number, requestId: string, deadline: number): Promise<boolean> {
-    const item = await this.table.get(keys.category(id), deadline);
-    return item !== undefined && text(item, "requestId") === requestId;
   }
 
   /**
@@ -145,16 +139,16 @@ export class CategoryStore extends TableRepository implements CategoryRepository
    * update of the counter item, so it is written even when updates of the counter are failing.
    */
   async #withdraw(id: number, requestId: string): Promise<void> {
-    const start = this.now();
+    const start = this.#now();
     await this.#quietly(() =>
-      this.table.put(
+      this.#table.put(
         keys.withdrawal(start, id),
         { id, at: start, ttl: Math.floor((start + withdrawalRecordMs) / 1000) },
         start + withdrawShareMs.record,
       ),
     );
     const deleted = await conditionHeld(
-      this.table.delete(keys.category(id), start + withdrawShareMs.delete, {
+      this.#table.delete(keys.category(id), start + withdrawShareMs.delete, {
         text: "requestId = :me",
         values: { ":me": requestId },
       }),
@@ -173,11 +167,12 @@ export class CategoryStore extends TableRepository implements CategoryRepository
   }
 }
 
+/** The category in an item: its id and every field of the model it holds. */
 export function toCategory(item: Item): Category {
-  const description = text(item, "description");
-  return {
-    id: num(item, "id") ?? Number.NaN,
-    name: text(item, "name") ?? "",
-    ...(description !== undefined && { description }),
-  };
+  const input: Record<string, string> = {};
+  for (const field of fieldNames) {
+    const value = text(item, field);
+    if (value !== undefined) input[field] = value;
+  }
+  return categoryOf(num(item, "id") ?? Number.NaN, input as NewCategory);
 }

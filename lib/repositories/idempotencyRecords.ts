@@ -3,16 +3,16 @@
  * Every write but the first claim is conditional on the caller still owning the record, so a
  * request that was taken over can change nothing; each answers false when its condition failed.
  */
-import type { Item } from "../dynamodb.ts";
-import type { Category } from "./categories.ts";
+import type { Category } from "../category.ts";
+import type { DynamoDb, Item } from "../dynamodb.ts";
 import type { IdempotencyRecord, RecordKey } from "../idempotency/record.ts";
 import { expiresAtSeconds, isExpired } from "../idempotency/record.ts";
-import { conditionHeld } from "../table/errors.ts";
+import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import { num, text } from "../table/item.ts";
 import type { Key } from "../table/schema.ts";
 import { keys } from "../table/schema.ts";
 import type { Expression } from "../table/table.ts";
-import { TableRepository } from "./tableRepository.ts";
+import { Table } from "../table/table.ts";
 
 export interface Claim {
   readonly fingerprint: string;
@@ -20,11 +20,14 @@ export interface Claim {
   readonly lockUntil: number;
 }
 
+/** A claim made, or the live record that refused it (none when it was gone by the time it was read). */
+export type ClaimOutcome =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly existing: IdempotencyRecord | undefined };
+
 export interface IdempotencyRecordRepository {
-  /** Creates an in-progress record unless a live one exists; false when one does. */
-  claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<boolean>;
-  /** The record, if any; one past its window reads as expired. */
-  read(key: RecordKey, now: number, deadline: number): Promise<IdempotencyRecord | undefined>;
+  /** Creates an in-progress record unless a live one exists; then answers that one. */
+  claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<ClaimOutcome>;
   /** Takes an unfinished record over from `previousOwner`; false when another got there first. */
   takeOver(key: RecordKey, previousOwner: string, claim: Claim, deadline: number): Promise<boolean>;
   /** Notes the category id the owner will store under; false when the owner lost the record. */
@@ -41,25 +44,27 @@ const ownedBy = (owner: string, extra = ""): Expression => ({
   values: { ":me": owner },
 });
 
-export class IdempotencyRecordStore extends TableRepository implements IdempotencyRecordRepository {
-  claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<boolean> {
+export class IdempotencyRecordStore implements IdempotencyRecordRepository {
+  readonly #table: Table;
+
+  constructor(db: DynamoDb, tableName: string) {
+    this.#table = new Table(db, tableName);
+  }
+
+  async claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<ClaimOutcome> {
     const fields = { ...claim, ttl: expiresAtSeconds(now) };
-    return conditionHeld(
-      this.table.put(keyOf(key), fields, deadline, {
+    try {
+      await this.#table.put(keyOf(key), fields, deadline, {
         text: "attribute_not_exists(pk) OR #ttl < :nowSeconds",
         names: { "#ttl": "ttl" },
         values: { ":nowSeconds": Math.floor(now / 1000) },
-      }),
-    );
-  }
-
-  async read(
-    key: RecordKey,
-    now: number,
-    deadline: number,
-  ): Promise<IdempotencyRecord | undefined> {
-    const item = await this.table.get(keyOf(key), deadline);
-    return item && toRecord(item, now);
+      });
+      return { claimed: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const item = await this.#table.collidedWith(error, keyOf(key), deadline);
+      return { claimed: false, existing: item && toRecord(item, now) };
+    }
   }
 
   takeOver(
@@ -69,7 +74,7 @@ export class IdempotencyRecordStore extends TableRepository implements Idempoten
     deadline: number,
   ): Promise<boolean> {
     return conditionHeld(
-      this.table.update(
+      this.#table.update(
         keyOf(key),
         {
           text: "SET #owner = :owner, lockUntil = :lockUntil",
@@ -103,7 +108,7 @@ export class IdempotencyRecordStore extends TableRepository implements Idempoten
   }
 
   async release(key: RecordKey, owner: string, deadline: number): Promise<void> {
-    await this.table.delete(
+    await this.#table.delete(
       keyOf(key),
       deadline,
       ownedBy(owner, " AND attribute_not_exists(categoryId)"),
@@ -117,7 +122,7 @@ export class IdempotencyRecordStore extends TableRepository implements Idempoten
     deadline: number,
   ): Promise<boolean> {
     return conditionHeld(
-      this.table.update(keyOf(key), update, deadline, { condition: ownedBy(owner) }),
+      this.#table.update(keyOf(key), update, deadline, { condition: ownedBy(owner) }),
     );
   }
 }

@@ -15,11 +15,12 @@
  * in the new interval). The condition makes a wrong guess, or an empty bucket, a refusal that
  * writes nothing; then one consistent read tells the caller what the bucket holds now.
  */
+import type { DynamoDb, Item } from "../dynamodb.ts";
 import { isConditionFailure } from "../table/errors.ts";
 import { num } from "../table/item.ts";
 import { keys } from "../table/schema.ts";
 import type { Expression } from "../table/table.ts";
-import { TableRepository } from "./tableRepository.ts";
+import { Table } from "../table/table.ts";
 
 /** What the bucket holds: `tat` (0: no bucket, full) in `intervalMs` per token. */
 export interface BucketState {
@@ -63,7 +64,13 @@ export function rescaled(state: BucketState, intervalMs: number, now: number): n
   return ms(now + ((state.tat - now) * intervalMs) / state.intervalMs);
 }
 
-export class RateLimitBucketStore extends TableRepository implements RateLimitBucketRepository {
+export class RateLimitBucketStore implements RateLimitBucketRepository {
+  readonly #table: Table;
+
+  constructor(db: DynamoDb, tableName: string) {
+    this.#table = new Table(db, tableName);
+  }
+
   async take(take: Take, deadline: number): Promise<TakeResult> {
     const { now, tokens, intervalMs, burst, expected } = take;
     const key = keys.rateLimitBucket(take.keyId);
@@ -106,22 +113,27 @@ export class RateLimitBucketStore extends TableRepository implements RateLimitBu
       };
     }
     try {
-      const after = await this.table.update(key, update, deadline, { condition, returnNew: true });
+      const after = await this.#table.update(key, update, deadline, { condition, returnNew: true });
       return {
         taken: true,
         state: { tat: (after && num(after, "tat")) ?? ms(now + cost), intervalMs },
       };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+      // The bucket the write met: with the failure (ALL_OLD) where the store gives it, else read.
+      const met = await this.#table.collidedWith(error, key, deadline);
+      return { taken: false, state: stateOf(met, intervalMs) };
     }
-    return { taken: false, state: await this.read(take.keyId, intervalMs, deadline) };
   }
 
   async read(keyId: string, intervalMs: number, deadline: number): Promise<BucketState> {
-    const item = await this.table.get(keys.rateLimitBucket(keyId), deadline);
-    return {
-      tat: (item && num(item, "tat")) ?? 0,
-      intervalMs: (item && num(item, "interval")) ?? intervalMs,
-    };
+    return stateOf(await this.#table.get(keys.rateLimitBucket(keyId), deadline), intervalMs);
   }
+}
+
+function stateOf(item: Item | undefined, intervalMs: number): BucketState {
+  return {
+    tat: (item && num(item, "tat")) ?? 0,
+    intervalMs: (item && num(item, "interval")) ?? intervalMs,
+  };
 }

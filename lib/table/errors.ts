@@ -9,10 +9,16 @@ export class DynamoDbError extends Error {
   override readonly name = "DynamoDbError";
   readonly type: string;
   readonly statusCode: number;
-  constructor(type: string, statusCode: number, message: string) {
+  /**
+   * A failed condition's item as answered, when the write asked for it
+   * (ReturnValuesOnConditionCheckFailure); read through Table.collidedWith.
+   */
+  readonly item: object | undefined;
+  constructor(type: string, statusCode: number, message: string, item?: object) {
     super(`${type}: ${message}`);
     this.type = type;
     this.statusCode = statusCode;
+    this.item = item;
   }
 }
 
@@ -47,17 +53,23 @@ export function readAnswer(status: number, text: string): unknown {
     throw new TransportError(`unreadable answer (HTTP ${status})`);
   }
   if (status === 200) return json;
-  const fault = (json ?? {}) as { __type?: unknown; message?: unknown; Message?: unknown };
+  const fault = (json ?? {}) as {
+    __type?: unknown;
+    message?: unknown;
+    Message?: unknown;
+    Item?: unknown;
+  };
   const type = typeof fault.__type === "string" ? (fault.__type.split("#").pop() ?? "") : "";
   const message = fault.message ?? fault.Message;
   throw new DynamoDbError(
     type || `HTTP${status}`,
     status,
     typeof message === "string" ? message : "no message",
+    typeof fault.Item === "object" && fault.Item !== null ? fault.Item : undefined,
   );
 }
 
-export function isConditionFailure(error: unknown): boolean {
+export function isConditionFailure(error: unknown): error is DynamoDbError {
   return error instanceof DynamoDbError && error.type === "ConditionalCheckFailedException";
 }
 

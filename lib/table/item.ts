@@ -1,7 +1,7 @@
 /**
  * Marshalling between plain values and DynamoDB attribute values. The service stores flat items
  * of strings and numbers only, so two cases cover it; a field left undefined is left out of the
- * item (never stored as null), which is how optional fields such as `description` stay optional.
+ * item (never stored as null), which is how a category's optional fields stay optional.
  */
 import type { AttributeValue, Item } from "../dynamodb.ts";
 import type { Key } from "./schema.ts";

@@ -3,7 +3,7 @@
  * (sort). This is the one place that says what the keys hold for each item type:
  *
  *   item type     pk                                  sk                                 attributes
- *   category      "CATEGORY"                          id, 16 digits zero-padded          id N, name S, description S?, createdAt S, requestId S
+ *   category      "CATEGORY"                          id, 16 digits zero-padded          id N, each field of lib/category.ts S, createdAt S, requestId S
  *   id counter    "COUNTER"                           "category"                         value N (last id handed out), version N, epoch S
  *   withdrawal    "COUNTER"                           "cat#withdrawn#", ms (15 digits), "#", id   id N, at N, ttl N
  *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
@@ -45,6 +45,9 @@ function withdrawalTimeKey(at: number): string {
 }
 
 const withdrawalPrefix = "cat#withdrawn#";
+
+/** How long withdrawal records are kept (their DynamoDB TTL: deleted some time after). */
+export const withdrawalRecordMs = 24 * 60 * 60 * 1000;
 
 /** The sort key of the first withdrawal recorded at or after `since` (epoch ms). */
 export function withdrawalsFrom(since: number): string {

@@ -5,6 +5,7 @@
  * handled once. Calls go through the signed client (lib/dynamodb.ts) with the request's deadline.
  */
 import type { DynamoDb, Item } from "../dynamodb.ts";
+import type { DynamoDbError } from "./errors.ts";
 import type { Expression, QuerySpec } from "./expressions.ts";
 import { expressions, projectionOf, queryRequest } from "./expressions.ts";
 import type { Fields } from "./item.ts";
@@ -49,9 +50,28 @@ export class Table {
     const Item = { ...keyItem(key), ...toItem(fields) };
     await this.#db.call(
       "PutItem",
-      { TableName: this.#name, Item, ...expressions({ ConditionExpression: condition }) },
+      {
+        TableName: this.#name,
+        Item,
+        ...expressions({ ConditionExpression: condition }),
+        ...returnOnFailure(condition),
+      },
       deadline,
     );
+  }
+
+  /**
+   * The item a conditional write under `key` collided with, from its failure: DynamoDB and
+   * DynamoDB Local answer it with the failure (ALL_OLD, asked by every conditional write here).
+   * dynalite 4.0.0 ignores ReturnValuesOnConditionCheckFailure, so there alone it is read
+   * (strongly consistent) after the failure.
+   */
+  async collidedWith(
+    failure: DynamoDbError,
+    key: Key,
+    deadline: number,
+  ): Promise<Item | undefined> {
+    return (failure.item as Item | undefined) ?? (await this.get(key, deadline));
   }
 
   /** Applies `update`; with `returnNew`, answers the updated attributes (UPDATED_NEW). */
@@ -67,6 +87,7 @@ export class Table {
         TableName: this.#name,
         Key: keyItem(key),
         ...expressions({ UpdateExpression: update, ConditionExpression: options.condition }),
+        ...returnOnFailure(options.condition),
         ...(options.returnNew && { ReturnValues: "UPDATED_NEW" }),
       },
       deadline,
@@ -81,6 +102,7 @@ export class Table {
         TableName: this.#name,
         Key: keyItem(key),
         ...expressions({ ConditionExpression: condition }),
+        ...returnOnFailure(condition),
       },
       deadline,
     );
@@ -155,4 +177,9 @@ export class Table {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
   }
+}
+
+/** A failed condition answers the item it met (ALL_OLD): no read unit, no extra call. */
+function returnOnFailure(condition: Expression | undefined): object {
+  return condition ? { ReturnValuesOnConditionCheckFailure: "ALL_OLD" } : {};
 }

@@ -5,7 +5,7 @@
  */
 import http from "node:http";
 import https from "node:https";
-import type { Category } from "../../lib/repositories/categories.ts";
+import type { Category } from "../../lib/category.ts";
 import { decodeBody } from "./bodyText.ts";
 
 export type { Category };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
 import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import {
@@ -11,7 +12,10 @@ import {
 
 const harness = useHarness();
 const create = async (event: HttpEvent) => {
-  const invocation = await harness.invoke(createCategoryHandler(harness.deps()), event);
+  const invocation = await harness.invoke(
+    createCategoryHandler(harness.deps(createCategoryDeps)),
+    event,
+  );
   expectOneLogLine(invocation, event);
   return invocation;
 };

@@ -1,10 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
 import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
+import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
-import type { ServiceDeps } from "../../lib/deps.ts";
+import { createServiceParts } from "../../lib/deps.ts";
 import type { ServiceHandler } from "../../lib/middleware.ts";
 import { pathMatches, routeTableOf } from "../../lib/routes.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
@@ -90,10 +92,11 @@ describe("every sample event is an API Gateway HTTP API payload 2.0 event", () =
 describe("every sample event gets the status the README documents from the function it names", () => {
   const harness = useHarness();
   const routes = routeTableOf([...templateRoutes.keys()].filter((key) => key !== "$default"));
-  const factories: Record<string, (deps: ServiceDeps) => ServiceHandler> = {
-    listCategories: listCategoriesHandler,
-    createCategory: createCategoryHandler,
-    routeFallback: (deps) => routeFallbackHandler(deps, routes),
+  // Each function's handler on its own wiring, as its index.ts builds it.
+  const factories: Record<string, () => ServiceHandler> = {
+    listCategories: () => listCategoriesHandler(harness.deps(listCategoriesDeps)),
+    createCategory: () => createCategoryHandler(harness.deps(createCategoryDeps)),
+    routeFallback: () => routeFallbackHandler(harness.deps(createServiceParts), routes),
   };
 
   it.each(documented)("$file → $functionName → $status", async ({ file, functionName, status }) => {
@@ -101,7 +104,7 @@ describe("every sample event gets the status the README documents from the funct
     expect(templateRoutes.get(event.routeKey)?.name).toBe(functionName);
     const factory = factories[functionName];
     if (!factory) throw new Error(`no handler factory for ${functionName}`);
-    const invocation = await harness.invoke(factory(harness.deps()), event, functionName);
+    const invocation = await harness.invoke(factory(), event, functionName);
     expect(invocation.response.statusCode).toBe(status);
     expectOneLogLine(invocation, event);
   });

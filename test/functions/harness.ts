@@ -1,18 +1,18 @@
 /**
- * Handler tests run the handler factories with real deps (lib/deps.ts) against an embedded
+ * Handler tests run the handler factories with each function's own wiring (functions/<op>/deps.ts,
+ * lib/deps.ts) against an embedded
  * DynamoDB, on the sample events in events/, with the log captured through the `sink` option.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
-import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
-import { createServiceDeps } from "../../lib/deps.ts";
+import type { DepsOptions } from "../../lib/deps.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import { lambdaBodyText } from "../../scripts/lib/httpClient.ts";
 import type { ServiceHandler } from "../../lib/middleware.ts";
-import type { Category } from "../../lib/repositories/categories.ts";
+import type { Category } from "../../lib/category.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
@@ -44,11 +44,12 @@ export interface Invocation {
 export interface Harness {
   /** Every log line the current test's handlers (built from `deps`) wrote so far. */
   readonly logLines: string[];
-  /** Real deps on the embedded store; extra env (e.g. PETS_SUNSET_AT) on request. */
-  deps(
+  /** A function's real wiring on the embedded store; extra env (e.g. PETS_SUNSET_AT) on request. */
+  deps<Deps>(
+    wire: (options: DepsOptions) => Deps,
     extraEnv?: Record<string, string>,
     options?: Partial<Omit<DepsOptions, "env" | "sink">>,
-  ): ServiceDeps;
+  ): Deps;
   invoke(handler: ServiceHandler, event: HttpEvent, functionName?: string): Promise<Invocation>;
   /** The categories in the store, read directly. */
   stored(): Promise<Category[]>;
@@ -97,8 +98,8 @@ export function useHarness(): Harness {
 
   return {
     logLines,
-    deps: (extraEnv = {}, options = {}) =>
-      createServiceDeps({
+    deps: (wire, extraEnv = {}, options = {}) =>
+      wire({
         operation: "test",
         ...options,
         env: { ...localFunctionEnv(started().endpoint, tableName), ...unthrottled, ...extraEnv },

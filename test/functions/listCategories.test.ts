@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
@@ -13,7 +14,10 @@ import {
 
 const harness = useHarness();
 const list = async (event: HttpEvent) => {
-  const invocation = await harness.invoke(listCategoriesHandler(harness.deps()), event);
+  const invocation = await harness.invoke(
+    listCategoriesHandler(harness.deps(listCategoriesDeps)),
+    event,
+  );
   expectOneLogLine(invocation, event);
   return invocation;
 };

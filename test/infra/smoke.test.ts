@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Category } from "../../lib/repositories/categories.ts";
+import type { Category } from "../../lib/category.ts";
 import { projectRoot } from "../../local/template.ts";
 import type { RunningServer } from "../support/localServer.ts";
 import { startServer } from "../support/localServer.ts";

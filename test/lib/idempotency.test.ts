@@ -1,11 +1,14 @@
+import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
 import { parseIdempotencyKey } from "../../lib/http/request.ts";
 import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
-import { idempotencyWindowMs } from "../../lib/idempotency/record.ts";
+import { expiresAtSeconds, idempotencyWindowMs } from "../../lib/idempotency/record.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecords.ts";
+import { keys } from "../../lib/table/schema.ts";
+import { Table } from "../../lib/table/table.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";
 
@@ -13,6 +16,7 @@ const store = useFaultyStore();
 const proxy = (): FaultProxy => store.proxy;
 
 interface Fixture {
+  readonly table: string;
   readonly categories: CategoryStore;
   readonly creator: IdempotentCreator;
   readonly clock: { now: number };
@@ -24,6 +28,7 @@ async function fixture(): Promise<Fixture> {
   const categories = new CategoryStore(store.client, table, () => clock.now);
   const records = new IdempotencyRecordStore(store.client, table);
   return {
+    table,
     categories,
     creator: new IdempotentCreator(records, categories, () => clock.now),
     clock,
@@ -168,5 +173,57 @@ describe("a request that dies after reserving its id is finished by the next rep
     proxy().clear();
     expect((await creator.create("s", "k", dog, "r2", soon())).replayed).toBe(false);
     expect(await categories.list(soon())).toHaveLength(1);
+  });
+});
+
+describe("records written before the fingerprint was versioned still match their repeats", () => {
+  /** The first algorithm, as it was deployed: the values of name and description, in that order. */
+  const v1Fingerprint = (input: { name: string; description?: string }): string =>
+    createHash("sha256")
+      .update(JSON.stringify([input.name, input.description ?? null]))
+      .digest("hex");
+
+  async function recordedByV1(
+    table: string,
+    idempotencyKey: string,
+    input: { name: string; description?: string },
+  ): Promise<void> {
+    const response = JSON.stringify({ id: 41, ...input });
+    await new Table(store.db, table).put(
+      keys.idempotency("s", idempotencyKey),
+      {
+        fingerprint: v1Fingerprint(input),
+        owner: "before-the-deploy",
+        lockUntil: Date.now() - 60_000,
+        ttl: expiresAtSeconds(Date.now()),
+        response,
+      },
+      soon(),
+    );
+  }
+
+  it("replays a v1 record's answer to the same body, and refuses another body with 422", async () => {
+    const { table, categories, creator } = await fixture();
+    await recordedByV1(table, "with-description", dog);
+    await recordedByV1(table, "name-only", { name: "cat" });
+    expect(await creator.create("s", "with-description", dog, "r1", soon())).toEqual({
+      category: { id: 41, ...dog },
+      replayed: true,
+    });
+    expect(await creator.create("s", "name-only", { name: "cat" }, "r2", soon())).toEqual({
+      category: { id: 41, name: "cat" },
+      replayed: true,
+    });
+    for (const [key, other] of [
+      ["with-description", { name: "dog" }],
+      ["with-description", { name: "dog", description: "Wolves" }],
+      ["name-only", { name: "cat", description: "" }],
+    ] as const) {
+      await expect(creator.create("s", key, other, "r3", soon())).rejects.toMatchObject({
+        status: 422,
+        code: "idempotency_key_reused",
+      });
+    }
+    expect(await categories.list(soon())).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
-import { parseNewCategory } from "../../lib/validation.ts";
+import { parseNewCategory } from "../../lib/category.ts";
 
 function rejection(body: unknown): ApiError {
   try {

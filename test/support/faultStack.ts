@@ -23,12 +23,12 @@ import { startServer } from "./localServer.ts";
 export const attemptTimeoutMs = 250;
 /** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
 export const slowDelayMs = 3 * attemptTimeoutMs;
-/** The served functions' Lambda timeout (infra/template.yaml), which bounds a request's budget. */
+/** The categories functions' Lambda timeout (infra/template.yaml), which bounds a request's budget. */
 export const lambdaTimeoutMs =
   1000 *
   Math.max(
     ...functionsOf()
-      .filter((spec) => spec.name === "createCategory" || spec.name === "listCategories")
+      .filter((spec) => spec.routeKeys.some((routeKey) => routeKey.endsWith(" /v1/categories")))
       .map((spec) => spec.timeoutSeconds),
   );
 

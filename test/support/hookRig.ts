@@ -1,15 +1,18 @@
 /**
  * The pre-traffic hook's test rig: the embedded store with one table, the real function bundles
- * behind a stand-in of Lambda's Invoke API (version 2 of each healthy; version 3 of
- * listCategories answers 503, of routeFallback crashes), a stand-in of CodeDeploy's API, and
- * recording proxies between the store and the functions and between it and the hook.
+ * behind a stand-in of Lambda's Invoke API (version 2 of each healthy; version 3 of the list's
+ * function answers 503, of the fallback crashes), a stand-in of CodeDeploy's API, and recording
+ * proxies between the store and the functions and between it and the hook. The functions are
+ * the template's (local/template.ts), found by the routes they serve.
  */
 import type { Handler } from "aws-lambda";
+import { versionVariable } from "../../lib/deployHook/targets.ts";
 import type { Item } from "../../lib/dynamodb.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { localFunctionEnv } from "../../local/functionEnv.ts";
+import { functionsOf, routesOf } from "../../local/template.ts";
 import type { Reported } from "./hookStandIns.ts";
 import {
   codeDeployStandIn,
@@ -22,8 +25,18 @@ import type { RecordingProxy } from "./recordingDynamoProxy.ts";
 import { startRecordingProxy } from "./recordingDynamoProxy.ts";
 
 const table = "petstore-hook-test";
+const specs = functionsOf();
+/** The functions the hook checks: every one that serves a route. */
+export const checkedFunctions = specs
+  .filter((spec) => spec.routeKeys.length > 0)
+  .map((s) => s.name);
+const hookName = specs.find((spec) => spec.routeKeys.length === 0)?.name ?? "";
+/** The name of the function serving a route key, e.g. "GET /v1/categories" or "$default". */
+export const functionServing = (routeKey: string): string =>
+  routesOf(specs).get(routeKey)?.name ?? "";
 
-export type HookVersions = Record<"listCategories" | "createCategory" | "routeFallback", number>;
+/** The version of each checked function a deployment brings: 2 unless named here. */
+export type HookVersions = Readonly<Record<string, number>>;
 
 export interface HookRig {
   readonly functionsProxy: RecordingProxy;
@@ -49,15 +62,16 @@ export async function startHookRig(): Promise<HookRig> {
   const hookProxy = await startRecordingProxy(dynamo.endpoint);
   const env = localFunctionEnv(functionsProxy.endpoint, table);
   const versions = new Map<string, Handler>();
-  for (const name of ["listCategories", "createCategory", "routeFallback"]) {
+  for (const name of checkedFunctions) {
     versions.set(versionArn(name, 2), await loadBundle(name, env));
   }
   // Broken versions: one whose table does not exist (answers 503), one that crashes.
+  const list = functionServing("GET /v1/categories");
   versions.set(
-    versionArn("listCategories", 3),
-    await loadBundle("listCategories", { ...env, TABLE_NAME: "no-such-table" }),
+    versionArn(list, 3),
+    await loadBundle(list, { ...env, TABLE_NAME: "no-such-table" }),
   );
-  versions.set(versionArn("routeFallback", 3), () => Promise.reject(new Error("boom")));
+  versions.set(versionArn(functionServing("$default"), 3), () => Promise.reject(new Error("boom")));
   const invoked: string[] = [];
   const reported: Reported[] = [];
   const lambda = lambdaStandIn(versions, invoked);
@@ -89,15 +103,16 @@ async function runHook(
   version: HookVersions,
 ): Promise<{ result: unknown; logs: string[]; report: Reported | undefined }> {
   // The hook reads its settings on its first invocation, from this environment.
-  const hook = await loadBundle("preTrafficHook");
+  const hook = await loadBundle(hookName);
   const logs: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   const saved = { ...process.env };
   Object.assign(process.env, {
     ...localFunctionEnv(hookProxy.endpoint, table),
-    LIST_CATEGORIES_VERSION: versionArn("listCategories", version.listCategories),
-    CREATE_CATEGORY_VERSION: versionArn("createCategory", version.createCategory),
-    ROUTE_FALLBACK_VERSION: versionArn("routeFallback", version.routeFallback),
+    // As the template sets them: each checked function's new version.
+    ...Object.fromEntries(
+      checkedFunctions.map((name) => [versionVariable(name), versionArn(name, version[name] ?? 2)]),
+    ),
   });
   process.stdout.write = (chunk: string | Uint8Array) => {
     logs.push(String(chunk));
@@ -108,11 +123,7 @@ async function runHook(
       DeploymentId: deploymentId,
       LifecycleEventHookExecutionId: `exec-${deploymentId}`,
     };
-    const result: unknown = await hook(
-      event,
-      lambdaContext("preTrafficHook", 120),
-      () => undefined,
-    );
+    const result: unknown = await hook(event, lambdaContext(hookName, 120), () => undefined);
     const report = reported.find((entry) => entry.body.deploymentId === deploymentId);
     return { result, logs, report };
   } finally {

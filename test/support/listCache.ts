@@ -7,10 +7,8 @@
 import { settleMs } from "../../lib/categoryList/cache.ts";
 import { CategoryList } from "../../lib/categoryList/reader.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
-import type { Category } from "../../lib/repositories/categories.ts";
+import type { Category } from "../../lib/category.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
-import type { CategoryListSource } from "../../lib/repositories/categoryReads.ts";
-import { CategoryReader } from "../../lib/repositories/categoryReads.ts";
 import { keys } from "../../lib/table/schema.ts";
 import { Table } from "../../lib/table/table.ts";
 import type { TestStore } from "./dynamo.ts";
@@ -46,16 +44,7 @@ export function container(
   clock: () => number = Date.now,
 ): TestContainer {
   const reads: string[] = [];
-  const reader = new CategoryReader(db, table);
-  const counted: CategoryListSource = {
-    readCounter: (since, deadline) => (reads.push("counter"), reader.readCounter(since, deadline)),
-    readRange: (low, high, deadline) => (
-      reads.push(`range ${low}-${high}`),
-      reader.readRange(low, high, deadline)
-    ),
-    readIds: (ids, deadline) => (reads.push(`ids ${ids.join(",")}`), reader.readIds(ids, deadline)),
-  };
-  const list = new CategoryList(counted, clock);
+  const list = new CategoryList(recordingReads(db, reads), table, clock);
   return {
     reads,
     async ids(): Promise<number[]> {
@@ -65,6 +54,41 @@ export function container(
     },
     list,
   };
+}
+
+type Call = (operation: string, input: Request, deadline: number) => Promise<unknown>;
+interface Request {
+  readonly ExpressionAttributeValues?: Readonly<Record<string, { readonly S?: string }>>;
+  readonly ExclusiveStartKey?: unknown;
+  readonly RequestItems?: Readonly<Record<string, { readonly Keys: { sk: { S: string } }[] }>>;
+}
+
+/**
+ * `db`, noting each read a list makes as the tests name them: "counter" (the Query of the counter
+ * and the withdrawals beside it), "range low-high" (a Query of categories by id), "ids a,b"
+ * (a BatchGetItem). Later pages of a Query are not noted again.
+ */
+function recordingReads(db: DynamoDb, reads: string[]): DynamoDb {
+  const call: Call = (operation, input, deadline) => {
+    const values = input.ExpressionAttributeValues ?? {};
+    if (operation === "Query" && input.ExclusiveStartKey === undefined) {
+      const [low, high] = [values[":skLow"]?.S, values[":skHigh"]?.S];
+      reads.push(
+        values[":pk"]?.S === keys.categoryCounter.pk
+          ? "counter"
+          : `range ${Number(low)}-${Number(high)}`,
+      );
+    }
+    if (operation === "BatchGetItem") {
+      const keyList = Object.values(input.RequestItems ?? {}).flatMap((table) => table.Keys);
+      reads.push(`ids ${keyList.map((key) => Number(key.sk.S)).join(",")}`);
+    }
+    return db.call(operation, input, deadline);
+  };
+  return new Proxy(db, {
+    get: (target, property): unknown =>
+      property === "call" ? call : (Reflect.get(target, property) as unknown),
+  });
 }
 
 /** A new table in `store`, and the ways the tests write to it. */

@@ -1,16 +1,15 @@
 /**
- * Handler-level security tests: the real handler factories with real deps (lib/deps.ts, default
+ * Handler-level security tests: the real handler factories with their real wiring (default
  * settings: 30 s key cache) over an embedded DynamoDB, reached through the recording proxy so that
  * each invocation's store calls are known, with the request log captured.
  */
 import { afterAll, beforeAll } from "vitest";
 import { ApiKeyStore, generateApiKey } from "../../lib/repositories/apiKeys.ts";
-import type { ServiceDeps } from "../../lib/deps.ts";
-import { createServiceDeps } from "../../lib/deps.ts";
+import type { DepsOptions } from "../../lib/deps.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceHandler } from "../../lib/middleware.ts";
-import type { Category } from "../../lib/repositories/categories.ts";
+import type { Category } from "../../lib/category.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
@@ -54,8 +53,8 @@ export interface SecurityHarness {
   readonly logLines: readonly string[];
   /** Every DynamoDB call made so far (key issuing included). */
   readonly calls: () => readonly RecordedCall[];
-  /** Real deps on the embedded store through the proxy; extra env on request. */
-  deps(extraEnv?: Record<string, string>): ServiceDeps;
+  /** A function's real wiring on the embedded store through the proxy; extra env on request. */
+  deps<Deps>(wire: (options: DepsOptions) => Deps, extraEnv?: Record<string, string>): Deps;
   invoke(handler: ServiceHandler, event: HttpEvent): Promise<SecurityInvocation>;
   /** The categories in the store, read directly (not through the proxy). */
   stored(): Promise<Category[]>;
@@ -100,8 +99,8 @@ export function useSecurityHarness(): SecurityHarness {
     validKey,
     logLines,
     calls: () => started().proxy.calls,
-    deps: (extraEnv = {}) =>
-      createServiceDeps({
+    deps: (wire, extraEnv = {}) =>
+      wire({
         operation: "security",
         env: {
           ...localFunctionEnv(started().proxy.endpoint, tableName),

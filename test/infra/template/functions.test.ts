@@ -3,9 +3,19 @@
  * bundle, timeouts under API Gateway's, configuration from the environment, JSON logs into
  * groups with retention, and a role of their own.
  */
+import { existsSync, readdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { functionsOf } from "../../../local/template.ts";
-import { getAttArnOf, isObject, refOf, text } from "../../support/cloudFormation.ts";
+import { versionVariable } from "../../../lib/deployHook/targets.ts";
+import { functionsOf, projectRoot } from "../../../local/template.ts";
+import {
+  asArray,
+  getAttArnOf,
+  iamStatements,
+  isObject,
+  refOf,
+  text,
+} from "../../support/cloudFormation.ts";
 import {
   apiFunctions,
   environmentOf,
@@ -16,16 +26,42 @@ import {
 } from "../../support/templateResources.ts";
 
 describe("functions", () => {
-  it("are the three the routes need, and CodeDeploy's pre-traffic hook", () => {
+  // The template owns the functions' names: each has its code under functions/<name>/, and
+  // every folder there is a function of the template.
+  it("are the folders of functions/, each named as its bundle and its FunctionName", () => {
     const specs = functionsOf();
-    expect(specs.filter((spec) => spec.routeKeys.length > 0).map((spec) => spec.name)).toEqual([
-      "listCategories",
-      "createCategory",
-      "routeFallback",
-    ]);
-    expect(specs.filter((spec) => spec.routeKeys.length === 0).map((spec) => spec.name)).toEqual([
-      "preTrafficHook",
-    ]);
+    const folders = readdirSync(resolve(projectRoot, "functions"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(specs.map((spec) => spec.name).sort()).toEqual(folders.sort());
+    for (const spec of specs) {
+      expect(existsSync(resolve(projectRoot, "functions", spec.name, "index.ts"))).toBe(true);
+      expect(prop(spec.logicalId, "FunctionName")).toEqual({
+        "Fn::Sub": `petstore-\${Stage}-${spec.name}`,
+      });
+    }
+  });
+
+  it("all serve routes but one, CodeDeploy's pre-traffic hook, given each one's new version", () => {
+    const specs = functionsOf();
+    const hooks = specs.filter((spec) => spec.routeKeys.length === 0);
+    expect(hooks).toHaveLength(1);
+    const [hook] = hooks;
+    const checked = specs.filter((spec) => spec.routeKeys.length > 0);
+    // The hook finds each checked function's version in versionVariable(name) (lib/deployHook).
+    const variables = Object.fromEntries(
+      checked.map((spec) => [versionVariable(spec.name), { Ref: `${spec.logicalId}.Version` }]),
+    );
+    const own = template.Resources[hook?.logicalId ?? ""]?.Properties?.Environment;
+    expect(isObject(own) ? own.Variables : undefined).toEqual(variables);
+    // ...and may invoke exactly those versions.
+    const role = getAttArnOf(prop(hook?.logicalId ?? "", "Role"));
+    const invokable = iamStatements(template)
+      .filter(
+        ({ owner, statement }) => owner === role && statement.Action === "lambda:InvokeFunction",
+      )
+      .flatMap(({ statement }) => asArray(statement.Resource));
+    expect(invokable).toEqual(Object.values(variables));
   });
 
   it.each(functions)("%s: nodejs24.x on arm64, handler index.handler in ../dist", (id) => {

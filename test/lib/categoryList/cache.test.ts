@@ -10,10 +10,10 @@ import {
   holeLifetimeMs,
   planRefresh,
   settleMs,
-  withdrawalRecordMs,
   withdrawalsSince,
 } from "../../../lib/categoryList/cache.ts";
 import { applyRefresh } from "../../../lib/categoryList/snapshot.ts";
+import { withdrawalRecordMs } from "../../../lib/table/schema.ts";
 
 const now = Date.parse("2026-11-22T12:00:00Z");
 /** Long enough ago that its create has settled. */

@@ -52,7 +52,7 @@ async function rig(containers = 1, random: () => number = Math.random) {
     { length: containers },
     () =>
       new RateLimiter({
-        buckets: new RateLimitBucketStore(db, tableName, now),
+        buckets: new RateLimitBucketStore(db, tableName),
         now,
         random,
       }),
@@ -206,7 +206,7 @@ describe("fail open: a bucket out of reach admits, and the store is left alone f
     });
     try {
       const limiter = new RateLimiter({
-        buckets: new RateLimitBucketStore(nowhere, tableName, now),
+        buckets: new RateLimitBucketStore(nowhere, tableName),
         now,
         budgetMs: 100,
       });

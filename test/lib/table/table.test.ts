@@ -3,7 +3,7 @@ import { conditionHeld, DynamoDbError, isConditionFailure } from "../../../lib/t
 import { num, text, toItem } from "../../../lib/table/item.ts";
 import { categorySortKey, keys, partitions } from "../../../lib/table/schema.ts";
 import { Table } from "../../../lib/table/table.ts";
-import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
+import { soon, storeEngine, useEmbeddedDynamo } from "../../support/dynamo.ts";
 
 const store = useEmbeddedDynamo();
 let table: Table;
@@ -135,5 +135,21 @@ describe("conditional writes answer whether their condition held; other faults p
     await expect(
       conditionHeld(table.put(key, { v: 1 }, soon(), { text: "attribute_not_exists(" })),
     ).rejects.toBeInstanceOf(DynamoDbError);
+  });
+
+  it("a failed condition answers the item it met (ALL_OLD), so the caller needs no read", async () => {
+    const key = { pk: freshPartition(), sk: "one" };
+    await table.put(key, { owner: "a" }, soon(), absent);
+    const failure: unknown = await table
+      .put(key, { owner: "b" }, soon(), absent)
+      .catch((caught: unknown) => caught);
+    if (!isConditionFailure(failure))
+      throw new Error(`expected a failed condition: ${String(failure)}`);
+    // DynamoDB and DynamoDB Local answer the item with the failure; dynalite 4.0.0 ignores
+    // ReturnValuesOnConditionCheckFailure, so there (alone) collidedWith reads it.
+    const answered = storeEngine === "dynalite" ? undefined : toItem({ ...key, owner: "a" });
+    expect(failure.item).toEqual(answered);
+    const met = await table.collidedWith(failure, key, soon());
+    expect(met && text(met, "owner")).toBe("a");
   });
 });

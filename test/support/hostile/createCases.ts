@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import type { HttpEvent } from "../../../lib/http/message.ts";
-import type { Category } from "../../../lib/repositories/categories.ts";
+import type { Category } from "../../../lib/category.ts";
 import { bodyText, loadEvent } from "../../functions/harness.ts";
 import { authorizationArb } from "./authorization.ts";
 import { bodyArb } from "./bodies.ts";

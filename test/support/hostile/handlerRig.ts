@@ -6,13 +6,16 @@
  * line per invocation, none holding the key or its hash.
  */
 import { afterAll, beforeAll, expect } from "vitest";
+import { createCategoryDeps } from "../../../functions/createCategory/deps.ts";
 import { createCategoryHandler } from "../../../functions/createCategory/handler.ts";
+import { listCategoriesDeps } from "../../../functions/listCategories/deps.ts";
 import { listCategoriesHandler } from "../../../functions/listCategories/handler.ts";
 import { routeFallbackHandler } from "../../../functions/routeFallback/handler.ts";
+import { createServiceParts } from "../../../lib/deps.ts";
 import type { HttpEvent } from "../../../lib/http/message.ts";
 import type { ServiceHandler } from "../../../lib/middleware.ts";
 import { hashApiKey } from "../../../lib/repositories/apiKeys.ts";
-import type { Category } from "../../../lib/repositories/categories.ts";
+import type { Category } from "../../../lib/category.ts";
 import { routeTableOf } from "../../../lib/routes.ts";
 import { routesOf } from "../../../local/template.ts";
 import { bodyText } from "../../functions/harness.ts";
@@ -78,11 +81,10 @@ export function useHostileHandlers(): HostileHandlers {
   const withValidKey = (name: string): HttpEvent => withKey(name, key);
 
   beforeAll(async () => {
-    const deps = harness.deps();
     handlers = {
-      create: createCategoryHandler(deps),
-      list: listCategoriesHandler(deps),
-      fallback: routeFallbackHandler(deps, routes),
+      create: createCategoryHandler(harness.deps(createCategoryDeps)),
+      list: listCategoriesHandler(harness.deps(listCategoriesDeps)),
+      fallback: routeFallbackHandler(harness.deps(createServiceParts), routes),
     };
     // A few categories with long descriptions, so that lists are long enough to be compressed.
     for (let i = 0; i < 20; i++) {

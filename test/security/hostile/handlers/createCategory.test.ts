@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../../../lib/repositories/apiKeys.ts";
-import type { Category } from "../../../../lib/repositories/categories.ts";
+import type { Category } from "../../../../lib/category.ts";
 import { bodyText } from "../../../functions/harness.ts";
 import { validDescriptionArb, validNameArb } from "../../../support/hostile/bodyCase.ts";
 import {

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Category } from "../../../../lib/repositories/categories.ts";
+import type { Category } from "../../../../lib/category.ts";
 import { bodyText, loadEvent } from "../../../functions/harness.ts";
 import { bodyArb } from "../../../support/hostile/bodies.ts";
 import {
