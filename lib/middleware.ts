@@ -97,7 +97,7 @@ function failedOpen(admission: Admission | undefined): string | undefined {
   if (!admission?.failedOpen) return undefined;
   const { cause } = admission;
   if (cause === undefined) return "the store failed less than a second ago; not asked again yet";
-  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  return cause instanceof Error ? `${cause.name}: ${cause.message}` : "the store failed";
 }
 
 /** 500 and 503 are the service's own failures; their cause belongs in the log. */

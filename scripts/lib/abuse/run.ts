@@ -232,7 +232,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     meter.outage = false;
     await steadyLoop;
     await Promise.all(steadyRequests);
-    agents.forEach((agent) => agent.destroy());
+    for (const agent of agents) agent.destroy();
     await sleep(300); // the metric lines trail the answers
 
     const categories = (await new CategoryStore(db, localTableName).list(soon())).length;

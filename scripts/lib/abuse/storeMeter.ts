@@ -41,14 +41,13 @@ function isBucketCall(input: Record<string, unknown>): boolean {
 }
 
 export async function startStoreMeter(store: string): Promise<StoreMeter> {
-  let proxy: StoreProxy | undefined;
   const meter: Omit<StoreMeter, "endpoint" | "close"> = {
     limiter: empty(),
     requests: empty(),
     outage: false,
     outageAnswers: 0,
   };
-  proxy = await startStoreProxy(store, async ({ operation, body }, forward) => {
+  const proxy: StoreProxy = await startStoreProxy(store, async ({ operation, body }, forward) => {
     const input = JSON.parse(body) as Record<string, unknown>;
     const bucket = isBucketCall(input);
     const units = bucket ? meter.limiter : meter.requests;
@@ -60,20 +59,19 @@ export async function startStoreMeter(store: string): Promise<StoreMeter> {
     const answer = await forward(JSON.stringify({ ...input, ReturnConsumedCapacity: "TOTAL" }));
     const parsed = JSON.parse(answer.body || "{}") as {
       ConsumedCapacity?: unknown;
-      __type?: unknown;
+      __type?: string;
     };
     for (const entry of [parsed.ConsumedCapacity ?? []].flat() as { CapacityUnits?: number }[]) {
       units[reads.has(operation) ? "readUnits" : "writeUnits"] += entry.CapacityUnits ?? 0;
     }
-    if (String(parsed.__type ?? "").endsWith("ConditionalCheckFailedException")) {
+    if ((parsed.__type ?? "").endsWith("ConditionalCheckFailedException")) {
       units.refusedWrites += 1;
       units.writeUnits += 1;
     }
     return answer;
   });
-  const running = proxy;
   return Object.assign(meter, {
-    endpoint: running.endpoint,
-    close: () => running.close(),
+    endpoint: proxy.endpoint,
+    close: () => proxy.close(),
   });
 }

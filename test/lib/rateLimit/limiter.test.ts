@@ -40,6 +40,13 @@ function limitOf(rate: string, burst: number): RateLimit {
   return limit;
 }
 
+/** The i-th container's limiter of a rig. */
+function nth(limiters: readonly RateLimiter[], i: number): RateLimiter {
+  const limiter = limiters[i];
+  if (!limiter) throw new Error(`no container ${String(i)}`);
+  return limiter;
+}
+
 /** A fresh table, a clock at a fixed moment and `containers` limiters sharing the bucket. */
 async function rig(containers = 1, random: () => number = Math.random) {
   const tableName = await store.newTable();
@@ -74,17 +81,16 @@ async function rig(containers = 1, random: () => number = Math.random) {
 describe("a key is admitted up to its burst, then refused with Retry-After", () => {
   it("admits the burst at once, refuses the next, and says when to come back", async () => {
     const { limiters, deadline } = await rig();
-    const [limiter] = limiters;
+    const limiter = nth(limiters, 0);
     const limit = limitOf("10/s", 20);
     const answers = [];
-    for (let i = 0; i < 21; i++) answers.push(await limiter!.admit("key_a", limit, deadline()));
+    for (let i = 0; i < 21; i++) answers.push(await limiter.admit("key_a", limit, deadline()));
     expect(answers.slice(0, 20).every((a) => a.admitted)).toBe(true);
-    const refused = answers[20]!;
-    expect(refused.admitted).toBe(false);
-    expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(Number.isInteger(refused.retryAfterSeconds)).toBe(true);
-    expect(refused.remaining).toBe(0);
-    expect(answers[0]!.remaining).toBe(19);
+    expect(answers[20]).toMatchObject({ admitted: false, remaining: 0 });
+    const retryAfter = answers[20]?.retryAfterSeconds ?? 0;
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(answers[0]?.remaining).toBe(19);
   });
 });
 
@@ -92,7 +98,7 @@ describe("a container that knows the bucket is empty refuses without a store cal
   it("asks the store again only once the bucket can give a lease", async () => {
     // The refused container asks again half way through its spread (next token + 500 ms).
     const { clock, limiters, calls, deadline } = await rig(1, () => 0.5);
-    const limiter = limiters[0]!;
+    const limiter = nth(limiters, 0);
     const limit = limitOf("10/s", 20);
     for (let i = 0; i < 20; i++) await limiter.admit("key_b", limit, deadline());
     expect((await limiter.admit("key_b", limit, deadline())).admitted).toBe(false);
@@ -116,11 +122,11 @@ describe("a refused request writes nothing", () => {
   it("leaves the bucket as it was", async () => {
     const { limiters, bucket, deadline } = await rig(2);
     const limit = limitOf("10/s", 8);
-    const [first, second] = limiters;
-    for (let i = 0; i < 8; i++) await first!.admit("key_c", limit, deadline());
+    const [first, second] = [nth(limiters, 0), nth(limiters, 1)];
+    for (let i = 0; i < 8; i++) await first.admit("key_c", limit, deadline());
     const before = await bucket("key_c");
     // The second container has never looked: its lease is refused by the condition.
-    expect((await second!.admit("key_c", limit, deadline())).admitted).toBe(false);
+    expect((await second.admit("key_c", limit, deadline())).admitted).toBe(false);
     expect(await bucket("key_c")).toBe(before);
   });
 });
@@ -168,19 +174,19 @@ describe("leases are sized from the key's rate", () => {
 describe("a limit changed by the operator applies at the next request", () => {
   it("a raised limit admits at once: the bucket's debt is kept in tokens, not in time", async () => {
     const { limiters, deadline } = await rig(2);
-    const [first, second] = limiters;
+    const [first, second] = [nth(limiters, 0), nth(limiters, 1)];
     const old = limitOf("1/min", 5);
-    for (let i = 0; i < 5; i++) await first!.admit("key_e", old, deadline());
-    expect((await first!.admit("key_e", old, deadline())).admitted).toBe(false);
-    expect((await second!.admit("key_e", old, deadline())).admitted).toBe(false);
+    for (let i = 0; i < 5; i++) await first.admit("key_e", old, deadline());
+    expect((await first.admit("key_e", old, deadline())).admitted).toBe(false);
+    expect((await second.admit("key_e", old, deadline())).admitted).toBe(false);
     const raised = limitOf("100/s", 200);
-    expect((await first!.admit("key_e", raised, deadline())).admitted).toBe(true);
-    expect((await second!.admit("key_e", raised, deadline())).admitted).toBe(true);
+    expect((await first.admit("key_e", raised, deadline())).admitted).toBe(true);
+    expect((await second.admit("key_e", raised, deadline())).admitted).toBe(true);
   });
 
   it("a lowered limit refuses once the new burst is used", async () => {
     const { limiters, deadline } = await rig();
-    const limiter = limiters[0]!;
+    const limiter = nth(limiters, 0);
     for (let i = 0; i < 3; i++) await limiter.admit("key_g", limitOf("100/s", 200), deadline());
     const lowered = limitOf("1/min", 2);
     const answers = [];
