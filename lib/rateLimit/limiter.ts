@@ -14,10 +14,9 @@
  * - A ticket usable now: spend it, admit.
  * - Tickets, none usable yet, or the last look said the bucket is empty until `retryAt`: refuse
  *   without a store call (429, `Retry-After` up to that moment).
- * - Otherwise lease: one conditional write; when the guess about the bucket was wrong, one read
- *   and at most one more write. A container refused before, new to the key, or that saw the
- *   bucket draining reads first (others may be taking). A refused one asks again at a moment
- *   jittered over the next second (two seconds after refusals in a row: the bucket holds two
+ * - Otherwise lease: one consistent read, then one conditional write in the form the bucket's
+ *   state calls for (a write that fails its condition costs a write unit; a read is cheaper).
+ *   A refused container asks again at a moment jittered over the next second (two seconds after refusals in a row: the bucket holds two
  *   seconds of a 50/s key's tokens, so nothing is lost meanwhile), so containers do not all ask
  *   at once. A refused lease writes nothing, and a lease that is made admits its request: a 429
  *   never writes.
@@ -186,22 +185,18 @@ export class RateLimiter implements RateLimiting {
     let known = state.bucket;
     let result: Awaited<ReturnType<typeof take>> | undefined;
     if (known === undefined || available(known) >= need) {
-      // Never looked, refused before, or the bucket was draining when last seen: others may be
-      // taking too, so look before writing (a read unit, where a write that fails its
-      // condition costs a write unit all the same). A bucket last seen idle is written at once.
-      const contended = raced || known === undefined || rescaled(known, interval, now) >= now;
-      if (contended) known = await this.#buckets.read(keyId, interval, deadline);
+      // Look before writing: a read unit, where a write that fails its condition costs a write
+      // unit all the same. What the container saw last is stale whenever others take too, and
+      // even a bucket last seen idle flips to draining with anyone's lease, so the update's form
+      // (idle or draining) is chosen from what the bucket holds now.
+      known = await this.#buckets.read(keyId, interval, deadline);
       result = available(known) >= need ? await take(known) : undefined;
-      if (result && !result.taken && !contended) {
-        // The guess about the bucket was wrong: it was just read.
-        known = result.state;
-        result = available(known) >= 1 ? await take(known) : undefined;
-      }
     }
-    state.bucket = result?.state ?? known;
+    const seen = result?.state ?? known;
+    state.bucket = seen;
     if (!result?.taken) {
       // Ask again once it holds what a lease needs, at a moment jittered over the next second.
-      const tat = state.bucket ? rescaled(state.bucket, interval, now) : now;
+      const tat = rescaled(seen, interval, now);
       const wanted = Math.max(1, Math.min(2 * lease, limit.burst - lease));
       const next = Math.max(tat, now) - (limit.burst - wanted) * interval;
       // Containers that keep losing ask less and less often; the one that won keeps pacing.
