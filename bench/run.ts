@@ -3,11 +3,13 @@
  * the limit (bare handlers, same store calls) and the typical stack (middy + AWS SDK v3), against
  * one embedded store. Per size: cold start, warm p50/p99 of a create and of lists, peak RSS and
  * the cost per million requests; each function's cheapest MemorySize that meets its target; the
- * list cache's read units. Prints the tables and writes bench/results.json.
+ * list cache's read units. Prints the tables and writes them under .bench-tmp/; `--record`
+ * writes the committed bench/results.json instead (the figures the README and the template's
+ * MemorySize test read), so that no run replaces them unasked.
  *
- * `--quick` (CI): one size under its quota, few calls, in seconds; writes under .bench-tmp/ and
- * fails only when the benchmark is broken (an exception, a wrong answer, a variant making other
- * store calls, a quota that does not slow the calibration loop), never on figures.
+ * `--quick` (CI): one size under its quota, few calls, in seconds; writes under .bench-tmp/ (never
+ * recorded) and fails only when the benchmark is broken (an exception, a wrong answer, a variant
+ * making other store calls, a quota that does not slow the calibration loop), never on figures.
  *
  * Read next: measure.ts (what is measured), report.ts (what is decided and printed).
  */
@@ -16,6 +18,7 @@ import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
 import { projectRoot } from "../local/template.ts";
+import { mistakeLine, optionsOrExit } from "../scripts/lib/args.ts";
 import { seedTable } from "./data.ts";
 import { listCost } from "./listCost.ts";
 import type { ColdRow, Plan, WarmRow } from "./measure.ts";
@@ -23,7 +26,24 @@ import { atSize, calibrate, storeUnits, tableOf } from "./measure.ts";
 import { decide, printReport } from "./report.ts";
 import { buildAll, closeSandbox, openSandbox, periodUs, tmpDir } from "./sandbox.ts";
 
-const quick = process.argv.includes("--quick");
+const usage = `usage: npm run bench -- [--quick] [--record]
+  per Lambda memory size: cold start, warm latency, memory and cost, ours against the limit and
+  the typical stack (about 10 minutes on 2 cores); prints the tables
+  --quick   512 MB only, few calls (CI, about 20 s); fails only when the benchmark is broken
+  --record  write the figures to bench/results.json (a full run only); without it they go to
+            .bench-tmp/results.json and the committed figures stay as they are
+exit: 0 done, 1 the benchmark broke, 2 a mistake in the command line`;
+
+const options = optionsOrExit("bench", usage, process.argv.slice(2), {
+  quick: { type: "boolean", default: false },
+  record: { type: "boolean", default: false },
+});
+const quick = options.quick;
+if (quick && options.record) {
+  const why = "--record keeps a full run's figures only: drop --quick or --record";
+  process.stderr.write(`${mistakeLine("bench", why)}\n`);
+  process.exit(2);
+}
 const plan: Plan = quick
   ? { sizes: [512], coldRuns: 1, minCalls: 5, maxCalls: 40, budgetMs: 300, listSizes: [100, 1000] }
   : {
@@ -79,11 +99,15 @@ async function main(): Promise<void> {
     });
     const file = quick
       ? resolve(tmpDir, "results-quick.json")
-      : resolve(projectRoot, "bench/results.json");
+      : options.record
+        ? resolve(projectRoot, "bench/results.json")
+        : resolve(tmpDir, "results.json");
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     printReport(results);
     if (quick) console.log("\nQuick mode: figures are informational; every answer was right.");
     phase(`done: wrote ${file}`);
+    if (!quick && !options.record)
+      phase("not recorded: bench/results.json is unchanged (npm run bench -- --record writes it)");
   } finally {
     db.close();
     await dynamo.close();

@@ -16,7 +16,7 @@ import { toErrorResponse } from "./http/errorResponse.ts";
 import type { HttpEvent, HttpResponse, Reply } from "./http/message.ts";
 import { header } from "./http/message.ts";
 import { notModifiedResponse, validatorHeaders } from "./http/conditional.ts";
-import { jsonResponse } from "./http/response.ts";
+import { EncodedBodies, jsonResponse } from "./http/response.ts";
 import type { RequestLog } from "./log.ts";
 import { describeFailure } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -124,9 +124,10 @@ export function errorResponse(metrics: Pick<ServiceMetrics, "error">): ServiceMi
 /**
  * Writes the handler's Reply: JSON with the contract's headers, compressed as Accept-Encoding
  * allows, within Lambda's 6 MB limit (lib/http/response.ts), and `Idempotent-Replayed` on a replay.
+ * A versioned reply's encoded bodies are kept in `bodies` (one per container, as the handler is).
  * What it throws (406 too large) reaches errorResponse like any other error.
  */
-export function respond(): ServiceMiddleware {
+export function respond(bodies = new EncodedBodies()): ServiceMiddleware {
   return {
     after: (request) => {
       const reply = request.response;
@@ -137,10 +138,13 @@ export function respond(): ServiceMiddleware {
         request.response = notModifiedResponse(validators);
         return;
       }
-      request.response = jsonResponse(reply.statusCode, reply.data, acceptEncoding, {
-        ...validators,
-        ...(request.context.replayed && { "idempotent-replayed": "true" }),
-      });
+      request.response = jsonResponse(
+        reply.statusCode,
+        reply.data,
+        acceptEncoding,
+        { ...validators, ...(request.context.replayed && { "idempotent-replayed": "true" }) },
+        reply.version === undefined ? undefined : { bodies, version: reply.version },
+      );
     },
   };
 }

@@ -20,7 +20,8 @@ export interface FunctionOutput {
   readonly stderr: (text: string) => void;
 }
 
-const processOutput: FunctionOutput = {
+/** The functions' stdout and stderr as the host process's own. */
+export const processOutput: FunctionOutput = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
 };

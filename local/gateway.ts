@@ -11,10 +11,46 @@ import { docsAnswer, isDocsPath } from "./docsPage.ts";
 import type { FunctionHost } from "./functionHost.ts";
 import { routesOf } from "./template.ts";
 
-/** API Gateway: route by the template's route keys, invoke, and turn the result into HTTP. */
+/** What the gateway did with one request, for the terminal's line (local/requestLines.ts). */
+export interface Handled {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly ms: number;
+  /** The request id the gateway gave the event; undefined when no function ran (/docs). */
+  readonly requestId: string | undefined;
+}
+
+/**
+ * API Gateway: route by the template's route keys, invoke, and turn the result into HTTP;
+ * `handled` hears of every request once answered.
+ */
 export function gatewayTo(
   hosts: ReadonlyMap<string, FunctionHost>,
+  handled?: (request: Handled) => void,
 ): (request: IncomingMessage, body: Buffer) => Promise<HttpAnswer> {
+  const route = routing(hosts);
+  if (!handled) return async (request, body) => (await route(request, body)).answer;
+  return async (request, body) => {
+    const started = performance.now();
+    const { answer, requestId } = await route(request, body);
+    handled({
+      method: request.method ?? "?",
+      path: (request.url ?? "/").split("?", 1)[0] ?? "/",
+      status: answer.status,
+      ms: performance.now() - started,
+      requestId,
+    });
+    return answer;
+  };
+}
+
+function routing(
+  hosts: ReadonlyMap<string, FunctionHost>,
+): (
+  request: IncomingMessage,
+  body: Buffer,
+) => Promise<{ answer: HttpAnswer; requestId?: string | undefined }> {
   const routeTable = routesOf();
   const routes = [...routeTable.entries()]
     .filter(([key]) => key !== "$default")
@@ -30,7 +66,7 @@ export function gatewayTo(
     const path = target.decodedPath;
     // Local only: the API reference (npm run docs); API Gateway serves no such route.
     if (path !== undefined && isDocsPath(path) && ["GET", "HEAD"].includes(request.method ?? "")) {
-      return docsAnswer();
+      return { answer: await docsAnswer() };
     }
     const route =
       path === undefined
@@ -38,20 +74,22 @@ export function gatewayTo(
         : routes.find((r) => r.method === request.method && pathMatches(r.pattern, path));
     const host = route?.host ?? fallbackHost;
     if (!host) {
-      return {
+      const answer = {
         status: 404,
         headers: { "content-type": "application/json" },
         body: Buffer.from('{"message":"Not Found"}'),
       };
+      return { answer };
     }
     const event = toEvent(request, body, target, {
       routeKey: route?.routeKey ?? "$default",
       pattern: route?.pattern,
     });
+    const { requestId } = event.requestContext;
     const outcome = await host.invoke(event);
-    if (outcome.ok) return fromResult(outcome.result);
+    if (outcome.ok) return { answer: fromResult(outcome.result), requestId };
     // A function that throws is a Lambda invocation error: API Gateway answers its own 500.
     process.stderr.write(`${host.spec.name} invocation failed: ${outcome.error.message}\n`);
-    return gatewayError;
+    return { answer: gatewayError, requestId };
   };
 }

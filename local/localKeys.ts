@@ -5,7 +5,7 @@
  * own files, so two servers over two folders never see each other's.
  */
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import type { DynamoDb } from "../lib/dynamodb.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
@@ -77,11 +77,32 @@ export async function prepareLocalKey(
 
 export interface LocalStore {
   readonly keys: ApiKeyStore;
+  /** Which store this is, in words, for the command's output. */
+  readonly where: string;
   close(): Promise<void>;
 }
 
-/** The store of the data folder: through its running server's endpoint, else opened here. */
-export async function openLocalStore(dataDir: string): Promise<LocalStore> {
+/**
+ * The local store `npm start` would use: the one at DYNAMODB_ENDPOINT when given (checked within
+ * 3 s, as the server checks it), else the data folder's, through its running server's endpoint
+ * or opened here.
+ */
+export async function openLocalStore(options: {
+  readonly dataDir: string;
+  readonly endpoint?: string | undefined;
+}): Promise<LocalStore> {
+  const { dataDir, endpoint } = options;
+  const table = `table ${localTableName}`;
+  if (endpoint) {
+    await assertStoreReachable(endpoint);
+    const db = localClient(endpoint);
+    await ensureTable(db, localTableName);
+    return storeOf(db, `the store at ${endpoint} (DYNAMODB_ENDPOINT), ${table}`, () =>
+      Promise.resolve(),
+    );
+  }
+  const inside = relative(process.cwd(), dataDir);
+  const folder = inside === "" || inside.startsWith("..") ? dataDir : inside;
   const running = existsSync(endpointFile(dataDir))
     ? readFileSync(endpointFile(dataDir), "utf8").trim()
     : undefined;
@@ -90,7 +111,8 @@ export async function openLocalStore(dataDir: string): Promise<LocalStore> {
     try {
       await assertStoreReachable(running, 1000);
       await ensureTable(db, localTableName);
-      return storeOf(db, () => Promise.resolve());
+      const where = `the store of ${folder} (through its running server, ${running}), ${table}`;
+      return storeOf(db, where, () => Promise.resolve());
     } catch {
       db.close(); // a stale file from a server that did not stop cleanly: open the folder here
     }
@@ -98,12 +120,13 @@ export async function openLocalStore(dataDir: string): Promise<LocalStore> {
   const dynamo = await startEmbeddedDynamo({ dataDir });
   const db = localClient(dynamo.endpoint);
   await ensureTable(db, localTableName);
-  return storeOf(db, () => dynamo.close());
+  return storeOf(db, `the store of ${folder}, ${table}`, () => dynamo.close());
 }
 
-function storeOf(db: DynamoDb, closeStore: () => Promise<void>): LocalStore {
+function storeOf(db: DynamoDb, where: string, closeStore: () => Promise<void>): LocalStore {
   return {
     keys: new ApiKeyStore(db, localTableName),
+    where,
     close: async () => {
       db.close();
       await closeStore();

@@ -7,9 +7,10 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { ensureTable, localClient, startEmbeddedDynamo, storeEngineOf } from "./embeddedDynamo.ts";
 import type { EmbeddedDynamo, StoreEngine } from "./embeddedDynamo.ts";
-import { FunctionHost } from "./functionHost.ts";
+import { FunctionHost, processOutput } from "./functionHost.ts";
 import { localFunctionEnv } from "./functionEnv.ts";
 import { gatewayTo } from "./gateway.ts";
+import type { Handled } from "./gateway.ts";
 import { createFront } from "./httpFront.ts";
 import type { LocalKey } from "./localKeys.ts";
 import {
@@ -19,6 +20,8 @@ import {
   writeEndpointFile,
 } from "./localKeys.ts";
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
+import { quietFunctionOutput, requestLine } from "./requestLines.ts";
+import type { LogFormat } from "./requestLines.ts";
 import { assertStoreFree } from "./storeLock.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
 import { functionsOf } from "./template.ts";
@@ -40,12 +43,18 @@ export interface LocalServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long a request may take to arrive (API Gateway's 30 s by default). */
   readonly requestTimeoutMs?: number;
+  /**
+   * What is printed per request (local/requestLines.ts): "text", one readable line, or "json"
+   * (the default here), the functions' own log and EMF lines as they are.
+   */
+  readonly logFormat?: LogFormat;
 }
 
 export interface LocalServer {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly keyOrigin: LocalKey["origin"];
+  readonly logFormat: LogFormat;
   readonly dynamoEndpoint: string;
   /** Serve the bundles as they now are on disk, in fresh containers (watch mode). */
   reload(): Promise<void>;
@@ -67,15 +76,23 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     cleanup.push(() => dynamo.close());
     const key = await prepareStore(dynamo.endpoint, options);
     const env = { ...options.env, ...localFunctionEnv(dynamo.endpoint, localTableName) };
+    const text = options.logFormat === "text";
+    const output = text ? quietFunctionOutput(processOutput) : processOutput;
     // The functions behind routes: the pre-traffic hook (none) is never reached through the gateway.
     const served = functionsOf().filter((spec) => spec.routeKeys.length > 0);
-    const hosts = new Map(served.map((spec) => [spec.name, new FunctionHost(spec, env)]));
+    const hosts = new Map(served.map((spec) => [spec.name, new FunctionHost(spec, env, output)]));
     cleanup.push(async () => {
       await Promise.all([...hosts.values()].map((host) => host.close()));
     });
     await assertInitialised([...hosts.values()]);
 
-    const server = createFront(gatewayTo(hosts), options.requestTimeoutMs);
+    const printLine = (handled: Handled): void => {
+      process.stdout.write(`${requestLine(handled)}\n`);
+    };
+    const server = createFront(
+      gatewayTo(hosts, text ? printLine : undefined),
+      options.requestTimeoutMs,
+    );
     await listen(server, options.port ?? 3000, options.host ?? "127.0.0.1");
     cleanup.push(async () => {
       server.closeAllConnections();
@@ -94,6 +111,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       baseUrl: `http://${options.host ?? "127.0.0.1"}:${port}/v1`,
       apiKey: key.apiKey,
       keyOrigin: key.origin,
+      logFormat: options.logFormat ?? "json",
       dynamoEndpoint: dynamo.endpoint,
       reload: async () => {
         await Promise.all([...hosts.values()].map((host) => host.reload()));

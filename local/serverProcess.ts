@@ -35,6 +35,8 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
     env: {
       ...process.env,
       PORT: "0",
+      // The raw lines (the request log, the EMF metrics) that logLines and metricLines hold.
+      LOG_FORMAT: "json",
       ...(options.dataDir && { DATA_DIR: options.dataDir }),
       ...(options.apiKey && { PETSTORE_API_KEY: options.apiKey }),
       ...options.env,

@@ -9,6 +9,26 @@ export class StoreUnreachableError extends Error {
   override readonly name = "StoreUnreachableError";
 }
 
+/** DYNAMODB_ENDPOINT that is not a URL: the message says what to give. */
+export class StoreEndpointError extends Error {
+  override readonly name = "StoreEndpointError";
+}
+
+/**
+ * DYNAMODB_ENDPOINT as `npm start` and `npm run keys` both read it: unset or empty means the data
+ * folder's embedded store; otherwise the URL of a running DynamoDB-compatible store.
+ */
+export function storeEndpointOf(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
+  if (endpoint && !URL.canParse(endpoint))
+    throw new StoreEndpointError(
+      `DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "${endpoint}"`,
+    );
+  return endpoint;
+}
+
 export async function assertStoreReachable(endpoint: string, withinMs = 3000): Promise<void> {
   const db = localClient(endpoint);
   try {

@@ -10,6 +10,7 @@ import type { BuildOptions } from "esbuild";
 import { routeTableOf } from "../lib/routes.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import { functionsOf, projectRoot, routesOf, templatePath } from "../local/template.ts";
+import { optionsOrExit } from "./lib/args.ts";
 
 /** How every Lambda bundle is built; the benchmark builds its comparison handlers the same way. */
 export const lambdaBundleOptions = {
@@ -85,7 +86,11 @@ export function bundleIsStale(spec: FunctionSpec): boolean {
   return sources.some((file) => statSync(file).mtimeMs > builtAt);
 }
 
+const usage = `usage: npm run build
+  one minified ESM bundle per function of infra/template.yaml: dist/<function>/index.mjs + map`;
+
 if (import.meta.main) {
+  optionsOrExit("build", usage, process.argv.slice(2), {});
   for (const { name, bytes } of await buildFunctions()) {
     console.log(`dist/${name}/index.mjs  ${(bytes / 1024).toFixed(1)} KiB`);
   }

@@ -6,15 +6,20 @@
  * against the stage (read-only in production) with the key in PETSTORE_API_KEY.
  *
  *   --yes       production only: skip both confirmations (this one and SAM's change set review)
- *   --dry-run   print what would run, run nothing (no build, no AWS call, no SAM CLI needed)
+ *   --dry-run   print what would run and the pre-flight's findings, run nothing (no build, no
+ *               AWS call, no key); exit 2 when the real deploy would be refused
+ *   --print-role the stage's GitHub deploy role and region, for the workflow (see preflight.ts)
  *   --no-build  deploy the dist/ already there (the pipeline's one build, for both stages)
  *   --no-smoke  skip the smoke test (then PETSTORE_API_KEY is not needed)
  *
+ * Before anything runs, the pre-flight (scripts/lib/deploy/preflight.ts) refuses placeholder
+ * settings in infra/samconfig.toml, a workflow role of another account, a missing or old SAM CLI
+ * or AWS CLI, and credentials for another account, one line each (exit 2).
  * Production is deployed from a clean work tree only, and asks first on a terminal; without a
  * terminal it needs --yes. A failed smoke test says how to roll back.
  *
- * The parts, in scripts/lib/deploy/: plan.ts (the command line, the refusals before anything
- * runs), run.ts (the steps), io.ts (the terminal, processes and smoke test they use).
+ * The parts, in scripts/lib/deploy/: plan.ts (the command line, the plan's own refusals),
+ * preflight.ts (the settings' and tools' checks), run.ts (the steps), io.ts (the terminal, processes and smoke test they use).
  */
 import { terminalIo } from "./lib/deploy/io.ts";
 import { deploy } from "./lib/deploy/run.ts";

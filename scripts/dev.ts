@@ -8,14 +8,38 @@
 import { context } from "esbuild";
 import type { Plugin } from "esbuild";
 import { functionBuilds } from "./build.ts";
-import { banner, startFromCommandLine, stopOnSignals } from "./start.ts";
+import { banner, readStart, startFromCommandLine, stopOnSignals } from "./start.ts";
+
+// The command line first: --help and a mistake end here, before anything is built or watched.
+const settings = readStart("dev", process.argv.slice(2));
 
 /** Set once the server runs: builds before that are the first ones. */
 const live: { reload?: () => Promise<void> } = {};
 let pending: NodeJS.Timeout | undefined;
+/** The functions whose bundle failed or succeeded to rebuild since the last report. */
+const failed = new Set<string>();
+const rebuilt = new Set<string>();
 
-/** Resolves after the bundle's first build; later successful builds reload the server once. */
-function watching(): { plugin: Plugin; built: Promise<void> } {
+/** After a burst of rebuilds (one change rebuilds every bundle it is in): say what is served. */
+function report(): void {
+  const time = new Date().toLocaleTimeString();
+  const [broken, fresh] = [[...failed], [...rebuilt]];
+  failed.clear();
+  rebuilt.clear();
+  if (broken.length > 0) {
+    process.stderr.write(
+      `[dev] ${time} rebuild failed (${broken.join(", ")}; esbuild's errors above): the last good code is still serving. Fix the error and save again.\n`,
+    );
+  }
+  if (fresh.length === 0) return;
+  void live.reload?.().then(() => {
+    const which = broken.length > 0 ? ` (${fresh.join(", ")})` : "";
+    process.stderr.write(`[dev] ${time} rebuilt${which}; serving the new code\n`);
+  });
+}
+
+/** Resolves after the bundle's first build; later builds are reported once per burst. */
+function watching(name: string): { plugin: Plugin; built: Promise<void> } {
   let firstBuild: () => void = () => undefined;
   const built = new Promise<void>((done) => (firstBuild = done));
   const plugin: Plugin = {
@@ -23,28 +47,24 @@ function watching(): { plugin: Plugin; built: Promise<void> } {
     setup(build) {
       build.onEnd((result) => {
         firstBuild();
-        // esbuild printed any errors; the code that built last keeps serving.
-        if (result.errors.length > 0 || !live.reload) return;
+        if (!live.reload) return;
+        // esbuild printed any errors; the bundle that built last stays on disk and serving.
+        (result.errors.length > 0 ? failed : rebuilt).add(name);
         clearTimeout(pending);
-        pending = setTimeout(() => {
-          void live.reload?.().then(() => {
-            const time = new Date().toLocaleTimeString();
-            process.stderr.write(`[dev] ${time} rebuilt; serving the new code\n`);
-          });
-        }, 50);
+        pending = setTimeout(report, 50);
       });
     },
   };
   return { plugin, built };
 }
 
-const builds = functionBuilds().map(({ options }) => ({ options, ...watching() }));
+const builds = functionBuilds().map(({ name, options }) => ({ options, ...watching(name) }));
 const contexts = await Promise.all(
   builds.map(({ options, plugin }) => context({ ...options, plugins: [plugin] })),
 );
 await Promise.all(contexts.map((ctx) => ctx.watch()));
 await Promise.all(builds.map(({ built }) => built));
-const server = await startFromCommandLine(process.argv.slice(2));
+const server = await startFromCommandLine(settings);
 live.reload = () => server.reload();
 process.stderr.write(banner(server));
 process.stderr.write("[dev] watching functions/ and lib/; changes are served without a restart\n");

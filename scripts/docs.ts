@@ -4,7 +4,8 @@
  * network), at dist/docs/index.html. The local server serves it at /docs (local/docsPage.ts).
  *
  * Each operation's `x-stability` is shown as a Redoc badge (`x-badges`), derived here so that
- * openapi.yaml keeps one marking per operation; `deprecated: true` Redoc shows itself.
+ * openapi.yaml keeps one marking per operation, in full (no cut-off text in the sidebar);
+ * `deprecated: true` Redoc shows itself, instead of the marking (see withStabilityBadges).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import { projectRoot } from "../local/template.ts";
+import { optionsOrExit } from "./lib/args.ts";
 
 export const docsFile = resolve(projectRoot, "dist/docs/index.html");
 const openApiFile = resolve(projectRoot, "openapi.yaml");
@@ -39,13 +41,25 @@ function isMapping(value: unknown): value is Mapping {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** openapi.yaml with a badge naming each operation's stability marking. */
+/**
+ * openapi.yaml with a badge naming each operation's stability marking. A deprecated operation
+ * gets none: Redoc shows its own "Deprecated" badge, and "Stable" beside it would read as a
+ * contradiction; its description says instead what the marking means while it is deprecated.
+ */
 export function withStabilityBadges(document: Mapping): Mapping {
   const paths = isMapping(document.paths) ? document.paths : {};
   for (const item of Object.values(paths).filter(isMapping)) {
     for (const operation of operationKeys.map((key) => item[key]).filter(isMapping)) {
       const stability = operation["x-stability"];
       if (typeof stability !== "string") continue;
+      if (operation.deprecated === true) {
+        const description = typeof operation.description === "string" ? operation.description : "";
+        operation.description =
+          `**Deprecated.** Served as documented (stability: ${stability}) until its sunset ` +
+          `date (announced in the \`Sunset\` header once set); move off it before then.\n\n` +
+          description;
+        continue;
+      }
       operation["x-badges"] = [
         { name: stability, color: badgeColours[stability], position: "after" },
       ];
@@ -53,6 +67,14 @@ export function withStabilityBadges(document: Mapping): Mapping {
   }
   return document;
 }
+
+/**
+ * Redoc caps a sidebar badge at 90 px and cuts the rest ("Experimen…"): the whole marking is
+ * shown instead (the sidebar item has room for it on its own line).
+ */
+const badgeStyle =
+  '<style>[data-component-name="Tag/Tag"]{max-width:none!important}' +
+  '[data-component-name="Tag/Tag"]>div{overflow:visible!important;text-overflow:clip!important}</style>';
 
 function titleOf(document: Mapping): string {
   const title = isMapping(document.info) ? document.info.title : undefined;
@@ -87,21 +109,27 @@ export async function buildDocs(output: string = docsFile): Promise<void> {
         env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
       },
     );
-    writeFileSync(page, readFileSync(page, "utf8").replace(remoteLogo, inlineLogo));
+    const html = readFileSync(page, "utf8").replace(remoteLogo, inlineLogo);
+    writeFileSync(page, html.replace("</head>", `${badgeStyle}</head>`));
     renameSync(page, output);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
+const usage = `usage: npm run docs
+  the API reference, one offline HTML page from openapi.yaml: dist/docs/index.html
+  (npm start serves it at /docs, rebuilt when openapi.yaml changes)`;
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  optionsOrExit("docs", usage, process.argv.slice(2), {});
   try {
     await buildDocs();
     const kib = (readFileSync(docsFile).length / 1024).toFixed(0);
     console.log(`dist/docs/index.html  ${kib} KiB (served by npm start at /docs)`);
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr?.trim().split("\n").at(-1);
-    console.error(`npm run docs: the reference could not be built: ${detail ?? String(error)}`);
+    console.error(`docs: the reference could not be built: ${detail ?? String(error)}`);
     process.exitCode = 1;
   }
 }

@@ -25,7 +25,7 @@ import { assertStoreReachable } from "../local/storeCheck.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import { functionsOf } from "../local/template.ts";
 import { buildFunctions, bundleIsStale } from "./build.ts";
-import { parseCommandLine } from "./lib/args.ts";
+import { mistakeLine, parseCommandLine } from "./lib/args.ts";
 
 const functions = functionsOf();
 const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
@@ -34,8 +34,9 @@ const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
   --seed N  create N categories first (e.g. to make a list large enough to be compressed)
   env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
 
+/** A mistake in the command line: one line naming the command, exit 2. */
 function fail(message: string): never {
-  process.stderr.write(`${message}\n${usage}\n`);
+  process.stderr.write(`${mistakeLine("invoke", message.replace(/^invoke: /, ""))}\n`);
   process.exit(2);
 }
 
@@ -47,7 +48,7 @@ function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number }
       options: { seed: { type: "string" }, help: { type: "boolean", short: "h" } },
     });
   } catch (error) {
-    fail(`invoke: ${error instanceof Error ? error.message : String(error)}`);
+    fail(error instanceof Error ? error.message : String(error));
   }
   if (parsed.values.help) {
     process.stdout.write(`${usage}\n`);
@@ -55,7 +56,7 @@ function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number }
   }
   const [name, eventFile, ...extra] = parsed.positionals;
   if (name === undefined || eventFile === undefined || extra.length > 0)
-    fail("invoke: wrong arguments");
+    fail("give a function and an event file, e.g. listCategories events/list-ok.json");
   const spec = functions.find((f) => f.name === name || f.logicalId === name);
   if (!spec) fail(`invoke: no function "${name}" in infra/template.yaml`);
   const seed = Number(parsed.values.seed ?? 0);

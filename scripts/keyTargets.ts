@@ -4,7 +4,9 @@
  * can be out of reach (no credentials, rejected credentials, no network, no table) becomes one
  * KeysTargetError saying what to check, within a few seconds.
  */
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import { DynamoDb } from "../lib/dynamodb.ts";
 import { DynamoDbError } from "../lib/table/errors.ts";
@@ -13,6 +15,7 @@ import { StoreUnavailableError } from "../lib/errors.ts";
 import { openLocalStore } from "../local/localKeys.ts";
 import type { LocalStore } from "../local/localKeys.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
+import { StoreEndpointError, storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
 import { projectRoot } from "../local/template.ts";
 import { stageRegion } from "./stages.ts";
 
@@ -26,13 +29,22 @@ export class KeysTargetError extends Error {
 /** How long one command may wait for a stage before it gives up. */
 export const stageBudgetMs = 5000;
 
+/**
+ * The local store, chosen exactly as `npm start` chooses it: DYNAMODB_ENDPOINT when set (a URL,
+ * answering within 3 s), else the data folder (DATA_DIR, default .data/dynamodb).
+ */
 export async function localTarget(env: NodeJS.ProcessEnv): Promise<Target> {
   const dataDir = resolve(projectRoot, env.DATA_DIR ?? ".data/dynamodb");
   try {
-    return await openLocalStore(dataDir);
+    return await openLocalStore({ dataDir, endpoint: storeEndpointOf(env) });
   } catch (error) {
     if (error instanceof StoreLockedError)
       throw new KeysTargetError(`${error.message} but left no endpoint file: stop it and retry`);
+    if (error instanceof StoreEndpointError) throw new KeysTargetError(error.message);
+    if (error instanceof StoreUnreachableError)
+      throw new KeysTargetError(
+        `${error.message}: start that store, or unset DYNAMODB_ENDPOINT to use the data folder's`,
+      );
     throw error;
   }
 }
@@ -40,6 +52,8 @@ export async function localTarget(env: NodeJS.ProcessEnv): Promise<Target> {
 export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promise<Target> {
   // Only the operator's command needs the SDK's credential chain (profiles, SSO, ...); the
   // functions read the Lambda environment directly and never load it.
+  const missing = missingProfile(env);
+  if (missing !== undefined) throw new KeysTargetError(missing);
   const { fromNodeProviderChain } = await import("@aws-sdk/credential-providers");
   const provider = fromNodeProviderChain();
   const region = stageRegion(stage);
@@ -57,11 +71,34 @@ export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promis
   const keys = new ApiKeyStore(db, table);
   return {
     keys,
+    where: `table ${table} in ${region} (${stage})`,
     close: () => {
       db.close();
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * AWS_PROFILE naming a profile that neither AWS file has: said as such (the SDK's own message
+ * only says no credentials were found). Undefined when it is unset or found.
+ */
+export function missingProfile(env: NodeJS.ProcessEnv): string | undefined {
+  const profile = env.AWS_PROFILE;
+  if (!profile) return undefined;
+  const home = env.HOME ?? homedir();
+  const files = [
+    { path: env.AWS_CONFIG_FILE ?? join(home, ".aws/config"), prefix: "profile " },
+    { path: env.AWS_SHARED_CREDENTIALS_FILE ?? join(home, ".aws/credentials"), prefix: "" },
+  ];
+  const sections = files.flatMap(({ path, prefix }) => {
+    const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+    return [...text.matchAll(/^\s*\[\s*([^\]]+?)\s*\]/gm)].map((match) =>
+      (match[1] ?? "").replace(prefix === "" ? /^$/ : /^profile\s+/, ""),
+    );
+  });
+  if (sections.includes(profile)) return undefined;
+  return `AWS_PROFILE is "${profile}", a profile in neither ${files.map((file) => file.path).join(" nor ")}: check the name (aws configure list-profiles) or create it (aws configure sso --profile ${profile})`;
 }
 
 type Provider = () => Promise<AwsCredentials>;

@@ -8,7 +8,8 @@
  *   npm run keys -- list [--stage production]
  *   npm run keys -- revoke key_0123abcd4567 [--stage production]
  *
- * --stage local (default) uses the store of `npm start` (DATA_DIR, default .data/dynamodb);
+ * --stage local (default) uses the store `npm start` would: DYNAMODB_ENDPOINT when set, else the
+ * data folder's (DATA_DIR, default .data/dynamodb); every answer names the store it used;
  * staging and production use table petstore-<stage> with the operator's AWS credentials (the
  * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml
  * (always that region, whatever AWS_REGION says).
@@ -16,7 +17,13 @@
 import { describeRateLimit, parseRateLimit } from "../lib/rateLimit/policy.ts";
 import type { ApiKeyRecord, KeyRateLimit } from "../lib/repositories/apiKeys.ts";
 import type { Target } from "./keyTargets.ts";
-import { explainStageFailure, localTarget, stageBudgetMs, stageTarget } from "./keyTargets.ts";
+import {
+  explainStageFailure,
+  KeysTargetError,
+  localTarget,
+  stageBudgetMs,
+  stageTarget,
+} from "./keyTargets.ts";
 import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
@@ -26,7 +33,9 @@ const usage = `usage: npm run keys -- <create|list|update|revoke> [--stage local
                                                gets the stage's default rate limit
   list                                         list keys (never the keys themselves)
   update <keyId> --rate N/s|N/min --burst N    set a key's rate limit (everywhere within 60 s)
-  revoke <keyId>                               revoke a key (refused within 60 s)`;
+  revoke <keyId>                               revoke a key (refused within 60 s)
+  --stage local (default): the store npm start uses, DYNAMODB_ENDPOINT when set, else DATA_DIR
+  (.data/dynamodb); a stage: table petstore-<stage> with your AWS credentials (AWS_PROFILE)`;
 const commands = ["create", "list", "update", "revoke"];
 const takesKeyId = new Set(["update", "revoke"]);
 
@@ -137,13 +146,16 @@ async function run(request: Request, target: Target): Promise<number> {
         request.rateLimit,
       );
       console.log(show(record));
+      console.log(`issued in ${target.where}`);
       console.log(`\nAPI key (shown once, store it now):\n${apiKey}`);
       return 0;
     }
     case "list": {
       const records = await keys.list(deadline);
       console.log(
-        records.length === 0 ? `no keys in ${request.stage}` : records.map(show).join("\n"),
+        records.length === 0
+          ? `no keys in ${target.where}`
+          : [`keys in ${target.where}:`, ...records.map(show)].join("\n"),
       );
       return 0;
     }
@@ -163,7 +175,7 @@ async function run(request: Request, target: Target): Promise<number> {
       const keyId = request.keyId ?? "";
       const record = (await keys.list(deadline)).find((r) => r.keyId === keyId);
       if (!record) {
-        console.log(`no key ${keyId} in ${request.stage} (see: npm run keys -- list)`);
+        console.log(`no key ${keyId} in ${target.where} (see: npm run keys -- list)`);
         return 1;
       }
       if (record.revokedAt) {
@@ -171,7 +183,7 @@ async function run(request: Request, target: Target): Promise<number> {
         return 0;
       }
       await keys.revoke(keyId, deadline);
-      console.log(`revoked ${keyId}; refused everywhere within 60 s`);
+      console.log(`revoked ${keyId} in ${target.where}; refused everywhere within 60 s`);
       return 0;
     }
   }
@@ -197,7 +209,12 @@ async function main(argv: string[]): Promise<number> {
       await target.close();
     }
   } catch (error) {
-    const explained = stage === "local" ? undefined : explainStageFailure(error, stage);
+    const explained =
+      error instanceof KeysTargetError
+        ? error.message
+        : stage === "local"
+          ? undefined
+          : explainStageFailure(error, stage);
     const why = error instanceof Error ? error.message.split("\n", 1)[0] : String(error);
     console.error(`keys: ${explained ?? `the ${stage} store failed: ${why}`}`);
     return 1;

@@ -21,7 +21,7 @@
  * the create and list loops, report.ts: the checks of the final list and the printed report).
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
-import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { commandLine, mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import type { LoadReport } from "./lib/load/report.ts";
 import { formatReport } from "./lib/load/report.ts";
 import { runLoad } from "./lib/load/run.ts";
@@ -92,14 +92,16 @@ function readCommand(argv: string[]): Command | "help" {
 async function main(argv: string[]): Promise<number> {
   const command = commandLine(() => readCommand(argv), {
     help: () => process.stdout.write(`${usage}\n${help}\n`),
-    mistake: (message) => process.stderr.write(`${message}\n${usage}\n`),
+    mistake: (message) => process.stderr.write(`${mistakeLine("load", message)}\n`),
   });
   if (typeof command === "number") return command;
   const { baseUrl } = command;
   const apiKey =
     baseUrl === undefined ? "" : await apiKeyFromEnvOrStdin(`API key for ${baseUrl}: `);
   if (apiKey === undefined) {
-    process.stderr.write(`--base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin\n`);
+    process.stderr.write(
+      `load: --base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin\n`,
+    );
     return 2;
   }
   let report: LoadReport;

@@ -1,8 +1,11 @@
 /**
  * `npm run smoke -- <baseUrl | --stage <stage>> [--write] [--timeout-ms 10000]`: a short
  * end-to-end check that a running deployment (a stage, or `npm start`) answers as the contract
- * says. One PASS/FAIL line per check, then a summary; exit 1 when a check fails, 2 on a usage
- * error.
+ * says. One PASS/FAIL line per check, then a summary. What stops it before the checks is one
+ * line, with an exit code of its own (see `exitCodes`): 2 a mistake in the command line (no
+ * target, no key), 3 an address not ending in /v1, 4 nothing answers there (connection refused,
+ * no such host, no answer in time), 5 no SAM CLI to read a stage's address with, 6 the stage's
+ * address could not be read (not deployed, no credentials); 1 when a check fails.
  *
  * The API key comes from PETSTORE_API_KEY or, failing that, the first line of standard input
  * (`pass show petstore/staging | npm run smoke -- --stage staging`); never from the command line,
@@ -13,19 +16,35 @@
  * for it only where that category may stay (the service has no delete).
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
-import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { commandLine, mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { runChecks, smokeCategoryPrefix } from "./lib/smoke/checks.ts";
 import type { CheckResult } from "./lib/smoke/checks.ts";
+import { samInstall } from "./lib/deploy/preflight.ts";
+import { unreachable } from "./lib/smoke/reach.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
-import { capture } from "./process.ts";
+import { capture, which } from "./process.ts";
 
 export { runChecks as runSmoke, smokeCategoryPrefix };
 export type { CheckResult };
 
-const usage =
-  `usage: npm run smoke -- <baseUrl ending in /v1 | --stage ${stages.join("|")}> ` +
-  `[--write] [--timeout-ms 10000]\n` +
-  `  the key: PETSTORE_API_KEY, or the first line of standard input (never an argument)`;
+/** What each way of stopping exits with; --help and the README list them. */
+export const exitCodes = {
+  passed: 0,
+  checkFailed: 1,
+  usage: 2,
+  notV1: 3,
+  unreachable: 4,
+  noSamCli: 5,
+  noBaseUrl: 6,
+} as const;
+
+const usage = `usage: npm run smoke -- <baseUrl ending in /v1 | --stage ${stages.join("|")}> [--write] [--timeout-ms 10000]
+  the key: PETSTORE_API_KEY, or the first line of standard input (never an argument)
+  --stage    read the stage's BaseUrl from its stack (the AWS SAM CLI, your AWS credentials)
+  --write    also create one category (smoke-test <time>) and find it in the list
+exit: 0 every check passed, 1 a check failed, 2 a mistake in the command line (no target, no
+  key), 3 the address does not end in /v1, 4 nothing answers there (connection refused, no such
+  host, no answer in time), 5 no SAM CLI for --stage, 6 the stage's BaseUrl could not be read`;
 
 interface Invocation {
   readonly target: string;
@@ -54,7 +73,12 @@ function readInvocation(argv: string[]): Invocation | "help" {
         "on standard input.",
     );
   }
-  if ((baseUrl === undefined) === (values.stage === undefined)) {
+  if (baseUrl === undefined && values.stage === undefined) {
+    throw new UsageError(
+      `no target: give the base address (e.g. http://127.0.0.1:3000/v1) or --stage ${stages.join("|")}`,
+    );
+  }
+  if (baseUrl !== undefined && values.stage !== undefined) {
     throw new UsageError("give either a base address or --stage, not both");
   }
   if (values.write && values["read-only"]) throw new UsageError("--write or --read-only, not both");
@@ -77,30 +101,46 @@ async function main(argv: string[]): Promise<number> {
       console.log(usage);
     },
     mistake: (message) => {
-      console.error(`${message}\n${usage}`);
+      console.error(mistakeLine("smoke", message));
     },
   });
   if (typeof invocation === "number") return invocation;
   const apiKey = await apiKeyFromEnvOrStdin();
   if (apiKey === undefined) {
     console.error(
-      "no API key: set PETSTORE_API_KEY, or pipe the key on standard input " +
+      "smoke: no API key: set PETSTORE_API_KEY, or pipe the key on standard input " +
         "(e.g. from your secret manager). It is never read from the command line.",
     );
-    return 2;
+    return exitCodes.usage;
   }
   let baseUrl = invocation.target;
   if (invocation.stage !== undefined) {
-    const config = stageConfig(invocation.stage);
-    const found = await stackOutput(config, "BaseUrl", capture);
+    const sam = which("sam");
+    if (sam === undefined) {
+      console.error(
+        `smoke: --stage reads the stage's BaseUrl with the AWS SAM CLI (\`sam\`), which is not on PATH: install it (${samInstall}), or give the base address instead`,
+      );
+      return exitCodes.noSamCli;
+    }
+    const found = await stackOutput(stageConfig(invocation.stage), "BaseUrl", capture);
     if (!found.ok) {
-      console.error(found.message);
-      return 1;
+      console.error(`smoke: ${found.message}`);
+      return exitCodes.noBaseUrl;
     }
     baseUrl = found.value;
   }
   if (!/\/v1\/?$/.test(new URL(baseUrl).pathname)) {
-    console.error(`note: ${baseUrl} does not end in /v1; the stack output BaseUrl does`);
+    console.error(
+      `smoke: ${baseUrl} does not end in /v1: give the API's base address, e.g. ${new URL(baseUrl).origin}/v1 (the stack output BaseUrl ends so)`,
+    );
+    return exitCodes.notV1;
+  }
+  const down = await unreachable(baseUrl, invocation.timeoutMs);
+  if (down !== undefined) {
+    console.error(
+      `smoke: nothing answers at ${baseUrl} (${down}): is the server running (npm start), or the stage deployed?`,
+    );
+    return exitCodes.unreachable;
   }
   console.log(`smoke test of ${baseUrl} (${invocation.write ? "with one write" : "read-only"})`);
   const results = await runChecks(baseUrl, apiKey, {
@@ -112,7 +152,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const failed = results.filter((result) => !result.ok).length;
   console.log(`smoke: ${results.length - failed} passed, ${failed} failed`);
-  return failed === 0 ? 0 : 1;
+  return failed === 0 ? exitCodes.passed : exitCodes.checkFailed;
 }
 
 if (import.meta.main) {

@@ -126,22 +126,30 @@ export type Found = { ok: true; value: string } | { ok: false; message: string }
 export async function stackOutput(
   config: StageConfig,
   key: string,
-  run: (command: string, args: readonly string[]) => Promise<{ code: number; stdout: string }>,
+  run: (
+    command: string,
+    args: readonly string[],
+  ) => Promise<{ code: number; stdout: string; stderr?: string }>,
 ): Promise<Found> {
   const args = ["list", "stack-outputs", "--stack-name", config.stackName];
-  const { code, stdout } = await run("sam", [
-    ...args,
-    "--region",
-    config.region,
-    "--output",
-    "json",
-  ]);
+  const {
+    code,
+    stdout,
+    stderr = "",
+  } = await run("sam", [...args, "--region", config.region, "--output", "json"]);
   const failed = `could not read the ${key} output of ${config.stackName} (sam ${args.join(" ")} --region ${config.region})`;
-  if (code !== 0)
+  if (code !== 0) {
+    // SAM's last words name the cause (no such stack, expired token, …).
+    const said = stderr
+      .trim()
+      .split("\n")
+      .findLast((line) => line.trim() !== "")
+      ?.trim();
     return {
       ok: false,
-      message: `${failed}: exit ${code}. Is it deployed, and are your AWS credentials for its account?`,
+      message: `${failed}: ${said ?? `exit ${code}`}. Is it deployed (npm run deploy -- ${config.stage}), and is AWS_PROFILE your ${config.stage} profile?`,
     };
+  }
   try {
     const outputs = JSON.parse(stdout) as { OutputKey?: string; OutputValue?: string }[];
     const value = outputs.find((output) => output.OutputKey === key)?.OutputValue;

@@ -16,24 +16,62 @@ import { projectRoot } from "../local/template.ts";
 import type { LocalServer } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
-import { StoreUnreachableError } from "../local/storeCheck.ts";
+import { logFormatOf } from "../local/requestLines.ts";
+import type { LogFormat } from "../local/requestLines.ts";
+import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
+import { answersOf, commandLine, parseCommandLine } from "./lib/args.ts";
 
-const usage = `usage: npm start [-- [--memory] [--dynamodb-local]]
+/** The command a message names: `npm start`, or `dev` for `npm run dev` (scripts/dev.ts). */
+export type StartCommand = "npm start" | "dev";
+
+const usageOf = (command: StartCommand): string => `usage: ${
+  command === "dev" ? "npm run dev" : "npm start"
+} [-- [--memory] [--dynamodb-local]]
+  --memory          keep the store in memory (a new API key at every start)
+  --dynamodb-local  AWS's DynamoDB Local instead of dynalite (or PETSTORE_STORE=dynamodb-local)
   env: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data/dynamodb), DYNAMODB_ENDPOINT,
-       PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000), PETSTORE_STORE (dynalite|dynamodb-local)`;
+       PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000), PETSTORE_STORE (dynalite|dynamodb-local),
+       LOG_FORMAT (text: one line per request; json: the functions' raw log and EMF lines)
+  the API reference is served at /docs`;
+
+let command: StartCommand = "npm start";
 
 function refuse(message: string): never {
-  process.stderr.write(`npm start: ${message}\n`);
+  process.stderr.write(`${command}: ${message}\n`);
   process.exit(2);
 }
 
-function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
-  const unknown = argv.filter((arg) => arg !== "--memory" && arg !== "--dynamodb-local");
-  if (unknown.includes("--help") || unknown.includes("-h")) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
-  }
-  if (unknown.length > 0) refuse(`unknown option ${unknown[0] ?? ""}\n${usage}`);
+export type StartSettings = ReturnType<typeof settings>;
+
+/**
+ * The command line and environment of `npm start` (or `npm run dev`) read into the server's
+ * settings, or the process ends: --help prints the usage (0), a mistake one line naming the
+ * command (2). Nothing has started yet.
+ */
+export function readStart(name: StartCommand, argv: readonly string[]): StartSettings {
+  command = name;
+  const read = commandLine(
+    () => {
+      const { values } = parseCommandLine({
+        args: [...argv],
+        options: {
+          memory: { type: "boolean", default: false },
+          "dynamodb-local": { type: "boolean", default: false },
+          help: { type: "boolean", short: "h", default: false },
+        },
+      });
+      return values.help ? "help" : values;
+    },
+    answersOf(name, usageOf(name)),
+  );
+  if (typeof read === "number") process.exit(read);
+  return settings(process.env, read);
+}
+
+function settings(
+  env: NodeJS.ProcessEnv,
+  flags: { readonly memory: boolean; readonly "dynamodb-local": boolean },
+) {
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     refuse(`PORT must be a port number (0 to 65535), got "${env.PORT ?? ""}"`);
@@ -47,11 +85,9 @@ function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
   const parsed = fixedKey && parseAuthorization(`Bearer ${fixedKey}`);
   if (parsed && !(parsed.kind === "bearer" && parsed.token === fixedKey))
     refuse("PETSTORE_API_KEY must be a token of letters, digits and -._~+/ (then =)");
-  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
-  if (endpoint && !URL.canParse(endpoint))
-    refuse(`DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "${endpoint}"`);
-  const inMemory = argv.includes("--memory");
-  const engine = argv.includes("--dynamodb-local") ? "dynamodb-local" : engineOf(env);
+  const endpoint = endpointOf(env);
+  const inMemory = flags.memory;
+  const engine = flags["dynamodb-local"] ? "dynamodb-local" : engineOf(env);
   const dataFolder = engine === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
   return {
     engine,
@@ -61,11 +97,28 @@ function settings(env: NodeJS.ProcessEnv, argv: readonly string[]) {
     dataDir: inMemory || endpoint ? undefined : resolve(projectRoot, env.DATA_DIR ?? dataFolder),
     apiKey: fixedKey,
     requestTimeoutMs: timeout,
+    logFormat: logFormatIn(env),
     // The functions see this shell's environment, as before; the store settings are the server's.
     env: Object.fromEntries(
       Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
     ),
   };
+}
+
+function logFormatIn(env: NodeJS.ProcessEnv): LogFormat {
+  try {
+    return logFormatOf(env);
+  } catch (error) {
+    refuse((error as Error).message);
+  }
+}
+
+function endpointOf(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return storeEndpointOf(env);
+  } catch (error) {
+    refuse((error as Error).message);
+  }
 }
 
 function engineOf(env: NodeJS.ProcessEnv): StoreEngine {
@@ -77,8 +130,7 @@ function engineOf(env: NodeJS.ProcessEnv): StoreEngine {
 }
 
 /** Starts the server as `npm start` does, or prints one line and exits. */
-export async function startFromCommandLine(argv: readonly string[]): Promise<LocalServer> {
-  const options = settings(process.env, argv);
+export async function startFromCommandLine(options: StartSettings): Promise<LocalServer> {
   try {
     return await startLocalServer(options);
   } catch (error) {
@@ -106,6 +158,10 @@ export function banner(server: LocalServer): string {
     `Pet Store categories API (local) at ${server.baseUrl}`,
     `API key: ${server.apiKey} ${keyNote}`,
     `Try: curl -H "Authorization: Bearer ${server.apiKey}" ${server.baseUrl}/categories`,
+    `API reference: ${new URL(server.baseUrl).origin}/docs (typed client: clients/typescript)`,
+    server.logFormat === "text"
+      ? "One line per request below; LOG_FORMAT=json prints the functions' JSON log and EMF lines."
+      : "LOG_FORMAT=json: the functions' JSON log and EMF lines, as CloudWatch receives them.",
     "",
   ].join("\n");
 }
@@ -124,7 +180,7 @@ export function stopOnSignals(
 }
 
 if (import.meta.main) {
-  const server = await startFromCommandLine(process.argv.slice(2));
+  const server = await startFromCommandLine(readStart("npm start", process.argv.slice(2)));
   process.stderr.write(banner(server));
   stopOnSignals(server);
 }

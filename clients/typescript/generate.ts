@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { projectRoot } from "../../local/template.ts";
+import { optionsOrExit } from "../../scripts/lib/args.ts";
 
 export const schemaFile = resolve(projectRoot, "clients/typescript/schema.ts");
 const openApiFile = resolve(projectRoot, "openapi.yaml");
@@ -24,7 +25,11 @@ export async function generateSchema(): Promise<string> {
   return header + astToString(ast);
 }
 
+const usage = `usage: npm run client:generate
+  clients/typescript/schema.ts: the types of openapi.yaml (openapi-typescript), for the client`;
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  optionsOrExit("client:generate", usage, process.argv.slice(2), {});
   const text = await generateSchema();
   const changed = text !== readFileSync(schemaFile, { encoding: "utf8", flag: "a+" });
   writeFileSync(schemaFile, text);

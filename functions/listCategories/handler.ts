@@ -1,4 +1,5 @@
 import middy from "@middy/core";
+import { listVersion } from "../../lib/categoryList/cache.ts";
 import type { ListCategoriesDeps } from "./deps.ts";
 import { isNotModified } from "../../lib/http/conditional.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
@@ -15,7 +16,7 @@ export function listCategoriesHandler(deps: ListCategoriesDeps): ServiceHandler 
     .handler<HttpEvent, HttpResponse>(async (event, context) => {
       const deadline = deadlineOf(context, deps.now);
       const current = await deps.categoryList.version(deadline);
-      const version = current.counter;
+      const version = listVersion(current.counter);
       if (isNotModified(event, version)) return { statusCode: 304, data: undefined, version };
       const data = await deps.categoryList.categories(current, deadline);
       deps.metrics.listSize(data.length);

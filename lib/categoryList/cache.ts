@@ -46,6 +46,17 @@ export interface CounterState {
   readonly lastId: number;
 }
 
+/**
+ * The list's version as its answers name it (`Reply.version`: the ETag, lib/http/conditional.ts):
+ * the counter's epoch (a recreated table starts a new one) and version. Tags built on it are weak:
+ * for a moment around a create (its put has landed, its commit has not yet bumped the version)
+ * two containers may answer the same version with and without that category, so it promises
+ * equivalent content, not identical bytes.
+ */
+export function listVersion(counter: Pick<CounterState, "epoch" | "version">): string {
+  return `${counter.epoch}.${String(counter.version)}`;
+}
+
 /** A category as read, with when it was stored (epoch ms; NaN when unknown). */
 export interface Found {
   readonly category: Category;

@@ -3,7 +3,6 @@
  * answer carries (contract).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import type { TaggedVersion } from "../categoryList/etag.ts";
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
@@ -16,8 +15,12 @@ export type HttpResponse = APIGatewayProxyStructuredResultV2 & {
 export interface Reply {
   readonly statusCode: number;
   readonly data: unknown;
-  /** For a revalidatable answer (the list): the version its ETag names (lib/http/conditional.ts). */
-  readonly version?: TaggedVersion;
+  /**
+   * For a revalidatable answer (the list): its version, opaque to the HTTP code. The same version
+   * means equivalent content: it names the ETag (lib/http/conditional.ts) and keys the encoded
+   * bodies kept for answering it again (lib/http/response.ts).
+   */
+  readonly version?: string;
 }
 
 export const contractHeaders = {

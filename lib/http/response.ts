@@ -13,37 +13,84 @@ export const maxResponseBytes = 6 * 1024 * 1024 - 16 * 1024;
 /** Below this a compressed body saves too little to be worth the CPU. */
 const compressFromBytes = 1024;
 
-/**
- * The JSON of payloads answered before, by identity: a list served from an unchanged cache is the
- * same (never mutated) array each time, so a 10,000-category list is serialised once per version,
- * not on every answer (about 20 ms a time at 512 MB). Weak: an old version's text goes with it.
- */
-const serialized = new WeakMap<object, string>();
+export type ContentCoding = "br" | "gzip";
 
-function jsonText(payload: unknown): string {
-  if (typeof payload !== "object" || payload === null) return JSON.stringify(payload);
-  let text = serialized.get(payload);
-  if (text === undefined) {
-    text = JSON.stringify(payload);
-    serialized.set(payload, text);
-  }
-  return text;
+/** Compresses text at an effort level: node:zlib (`zlibCompress`), or a test's counting one. */
+export type Compressor = (text: string, coding: ContentCoding, effort: number) => Buffer;
+
+/** A body as it is sent, before the headers: text, or base64 of the compressed bytes. */
+interface EncodedBody {
+  readonly body: string;
+  /** Set when compressed: the Content-Encoding. */
+  readonly coding: ContentCoding | undefined;
+  /** Large enough to be compressed when asked: the answer varies by Accept-Encoding. */
+  readonly varies: boolean;
 }
 
+/**
+ * The encoded bodies of the last versioned answer, one per coding (identity, gzip, br: at most
+ * three), held for the container's life by the response middleware (lib/middleware.ts). A steady
+ * list is answered with the same version and the very same (never mutated) array, so it is
+ * serialised and compressed once, not on every request (10,000 categories in br: 43 ms a time at
+ * 1,024 MB). Both must match: a list may find a late category at an unchanged version
+ * (lib/categoryList/cache.ts, `listVersion`), and that is a new array. Another version or payload
+ * replaces the lot: the old version's encodings go with it.
+ */
+export class EncodedBodies {
+  readonly #compress: Compressor;
+  #version: string | undefined;
+  #payload: unknown;
+  #text: string | undefined;
+  readonly #bodies = new Map<ContentCoding | "identity", EncodedBody>();
+
+  constructor(compress: Compressor = zlibCompress) {
+    this.#compress = compress;
+  }
+
+  of(version: string, payload: unknown, coding: ContentCoding | undefined): EncodedBody {
+    if (version !== this.#version || payload !== this.#payload) {
+      this.#bodies.clear();
+      [this.#version, this.#payload, this.#text] = [version, payload, undefined];
+    }
+    let encoded = this.#bodies.get(coding ?? "identity");
+    if (encoded === undefined) {
+      this.#text ??= JSON.stringify(payload);
+      encoded = encodeBody(this.#text, coding, this.#compress);
+      this.#bodies.set(coding ?? "identity", encoded);
+    }
+    return encoded;
+  }
+}
+
+/**
+ * A JSON answer. With `kept` (a versioned answer, the list), its body comes from and goes to
+ * `kept.bodies`; without, it is encoded afresh.
+ */
 export function jsonResponse(
   statusCode: number,
   payload: unknown,
   acceptEncoding: string | undefined,
   extraHeaders: Readonly<Record<string, string>> = {},
+  kept?: { readonly bodies: EncodedBodies; readonly version: string },
 ): HttpResponse {
-  const text = jsonText(payload);
+  const coding = chooseEncoding(acceptEncoding);
+  const encoded = kept
+    ? kept.bodies.of(kept.version, payload, coding)
+    : encodeBody(JSON.stringify(payload), coding, zlibCompress);
   const headers: Record<string, string> = { ...contractHeaders, ...extraHeaders };
+  if (encoded.varies) headers.vary = "accept-encoding";
+  if (encoded.coding) headers["content-encoding"] = encoded.coding;
+  return { statusCode, headers, body: encoded.body, isBase64Encoded: encoded.coding !== undefined };
+}
+
+function encodeBody(
+  text: string,
+  coding: ContentCoding | undefined,
+  compress: Compressor,
+): EncodedBody {
   const textBytes = Buffer.byteLength(text);
-  if (textBytes >= compressFromBytes) {
-    headers.vary = "accept-encoding";
-    const encoding = chooseEncoding(acceptEncoding);
-    if (encoding) return compressed(statusCode, text, encoding, headers);
-  }
+  const varies = textBytes >= compressFromBytes;
+  if (varies && coding) return { body: compressed(text, coding, compress), coding, varies };
   // The runtime serializes the result as JSON, so quotes in the body count twice.
   if (
     textBytes > maxResponseBytes ||
@@ -51,7 +98,7 @@ export function jsonResponse(
   ) {
     throw errors.responseTooLarge();
   }
-  return { statusCode, headers, body: text, isBase64Encoded: false };
+  return { body: text, coding: undefined, varies };
 }
 
 /**
@@ -62,36 +109,27 @@ export function jsonResponse(
 const fastEffort = { br: 2, gzip: 4 } as const;
 const fullEffort = { br: 9, gzip: 9 } as const;
 
-function compressed(
-  statusCode: number,
-  text: string,
-  encoding: "br" | "gzip",
-  headers: Record<string, string>,
-): HttpResponse {
-  let body = compress(text, encoding, fastEffort[encoding]);
-  if (body.length > maxResponseBytes) body = compress(text, encoding, fullEffort[encoding]);
+/** The base64 of `text` compressed, within Lambda's 6 MB limit. */
+function compressed(text: string, coding: ContentCoding, compress: Compressor): string {
+  let body = compress(text, coding, fastEffort[coding]).toString("base64");
   if (body.length > maxResponseBytes) {
-    throw errors.internal(new Error(`the ${encoding} body is over 6 MB even at full effort`));
+    body = compress(text, coding, fullEffort[coding]).toString("base64");
   }
-  return {
-    statusCode,
-    headers: { ...headers, "content-encoding": encoding },
-    body,
-    isBase64Encoded: true,
-  };
+  if (body.length > maxResponseBytes) {
+    throw errors.internal(new Error(`the ${coding} body is over 6 MB even at full effort`));
+  }
+  return body;
 }
 
-function compress(text: string, encoding: "br" | "gzip", effort: number): string {
-  const bytes =
-    encoding === "br"
-      ? brotliCompressSync(text, {
-          params: {
-            [zlib.BROTLI_PARAM_QUALITY]: effort,
-            [zlib.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text),
-          },
-        })
-      : gzipSync(text, { level: effort });
-  return bytes.toString("base64");
+export function zlibCompress(text: string, coding: ContentCoding, effort: number): Buffer {
+  return coding === "br"
+    ? brotliCompressSync(text, {
+        params: {
+          [zlib.BROTLI_PARAM_QUALITY]: effort,
+          [zlib.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(text),
+        },
+      })
+    : gzipSync(text, { level: effort });
 }
 
 function serializedSize(text: string): number {
@@ -102,7 +140,7 @@ function serializedSize(text: string): number {
  * Picks br or gzip from Accept-Encoding (RFC 9110 §12.5.3), honouring q=0 and `*`.
  * Hand-written: the `negotiator` package is CommonJS and does far more than these two tokens.
  */
-export function chooseEncoding(acceptEncoding: string | undefined): "br" | "gzip" | undefined {
+export function chooseEncoding(acceptEncoding: string | undefined): ContentCoding | undefined {
   if (!acceptEncoding) return undefined;
   const weights = new Map<string, number>();
   for (const part of acceptEncoding.split(",")) {

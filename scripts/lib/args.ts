@@ -1,7 +1,9 @@
 /**
- * The command lines of the operator's scripts (deploy, keys, load, smoke), read with node:util
- * parseArgs. Every mistake in one becomes a UsageError of one line a person can act on ("unknown
- * option --labl", "--label needs a value"), never parseArgs' own multi-part message or a stack.
+ * The command lines of the project's scripts (build, docs, client:generate, bench, dev, smoke,
+ * deploy, invoke, keys, load), read with node:util parseArgs. Every mistake in one becomes a
+ * UsageError of one line a person can act on, naming the script ("keys: unknown option --labl
+ * (npm run keys -- --help)"), never parseArgs' own multi-part message or a stack; exit 2.
+ * `--help` (or `-h`) prints the script's usage and exits 0, before anything runs.
  */
 import { parseArgs } from "node:util";
 import type { ParseArgsConfig } from "node:util";
@@ -61,4 +63,42 @@ export function commandLine<T extends object>(
   if (value !== "help") return value;
   answers.help();
   return 0;
+}
+
+/** The one line a mistake in `script`'s command line ends in. */
+export function mistakeLine(script: string, message: string): string {
+  const help = script === "npm start" ? "npm start -- --help" : `npm run ${script} -- --help`;
+  return `${script}: ${message} (${help})`;
+}
+
+/** The answers of a script that prints its usage on --help and one line for a mistake. */
+export function answersOf(script: string, usage: string): CommandLineAnswers {
+  return {
+    help: () => process.stdout.write(`${usage}\n`),
+    mistake: (message) => process.stderr.write(`${mistakeLine(script, message)}\n`),
+  };
+}
+
+/**
+ * The command line of a script with options only (`help` is added): its values, or the process
+ * ends, with the usage on stdout for --help (0) or one line on stderr for a mistake (2).
+ */
+export function optionsOrExit<T extends NonNullable<ParseArgsConfig["options"]>>(
+  script: string,
+  usage: string,
+  args: readonly string[],
+  options: T,
+): ReturnType<typeof parseArgs<{ args: string[]; options: T }>>["values"] {
+  const read = commandLine(
+    () => {
+      const { values } = parseCommandLine({
+        args: [...args],
+        options: { ...options, help: { type: "boolean", short: "h" } },
+      });
+      return (values as { help?: boolean }).help === true ? "help" : { values };
+    },
+    answersOf(script, usage),
+  );
+  if (typeof read === "number") process.exit(read);
+  return read.values;
 }

@@ -13,10 +13,10 @@ import {
   isServiceError,
   newIdempotencyKey,
 } from "../../clients/typescript/index.ts";
-import { useLocalServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
 import { loadOpenApi } from "../support/openapiDocument.ts";
 
-const server = useLocalServer();
+const server = await localServer();
 const client = (apiKey = server.apiKey): PetstoreClient =>
   createPetstoreClient({ baseUrl: server.baseUrl, apiKey });
 

@@ -1,7 +1,9 @@
 /**
  * The API reference (`npm run docs`), as a reader sees it: opened from the local server's /docs
  * in headless Chromium, it shows both operations, the Error schema and every operation's
- * stability marking, and it requests nothing from any other host.
+ * stability marking whole (a screenshot of each sidebar badge, its text inside it), a deprecated
+ * operation's deprecation instead of a contradicting "Stable", server descriptions without
+ * Markdown, and it requests nothing from any other host.
  */
 import { existsSync, readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -89,6 +91,15 @@ describe.skipIf(!haveChromium)("the API reference at the local server's /docs", 
     await browser?.close();
   });
 
+  /** The page's text, its inline scripts and styles left out. */
+  async function pageText(view: Page): Promise<string> {
+    return await view.evaluate<string>(`(() => {
+      const copy = document.body.cloneNode(true);
+      for (const code of copy.querySelectorAll("script, style")) code.remove();
+      return copy.textContent;
+    })()`);
+  }
+
   /** Opens the reference at one of its deep links (`#/<tag>/<operationid>`, `#/schemas/<name>`). */
   async function show(link: string): Promise<Page> {
     const view = opened();
@@ -98,16 +109,72 @@ describe.skipIf(!haveChromium)("the API reference at the local server's /docs", 
   }
 
   it.each(operations())(
-    "shows $operationId with its stability marking ($stability)",
+    "shows $operationId with its stability marking ($stability), or only its deprecation",
     async ({ operationId, summary, stability, tag, deprecated }) => {
       const view = await show(`${tag}/${operationId.toLowerCase()}`);
       const heading = view.locator("h2", { hasText: summary });
       await heading.waitFor();
       const badges = await heading.locator('[data-component-name="Tag/Tag"]').allTextContents();
-      const expected = deprecated ? [stability, "deprecated"] : [stability];
-      expect(badges.map((badge) => badge.toLowerCase()).sort()).toEqual(expected.sort());
+      // A deprecated operation shows its deprecation instead of a "Stable" beside it.
+      const expected = deprecated ? ["deprecated"] : [stability];
+      expect(badges.map((badge) => badge.toLowerCase())).toEqual(expected);
+      if (deprecated) {
+        expect(await pageText(view)).toContain(
+          `Deprecated. Served as documented (stability: ${stability})`,
+        );
+      }
     },
   );
+
+  it.each(operations().filter((operation) => !operation.deprecated))(
+    "the sidebar shows $operationId's whole badge ($stability), in a screenshot",
+    async ({ operationId, summary, stability, tag }) => {
+      const view = await show(`${tag}/${operationId.toLowerCase()}`);
+      // The sidebar's badge (the heading has its own, inside the h2).
+      const badge = view
+        .locator('[data-component-name="Tag/Tag"]:not(h2 *)', {
+          hasText: new RegExp(`^${stability}$`, "i"),
+        })
+        .filter({ visible: true })
+        .first();
+      await badge.waitFor();
+      const shot = await badge.screenshot();
+      expect(shot.length).toBeGreaterThan(100);
+      // The text as laid out against the box it is drawn in: wider means cut off ("Experimen…").
+      interface Fits {
+        readonly textWidth: number;
+        readonly boxWidth: number;
+        readonly drawn: string;
+      }
+      const fits = await view.evaluate<Fits | undefined>(`(() => {
+        const badges = [...document.querySelectorAll('[data-component-name="Tag/Tag"]')];
+        const badge = badges.find((element) => !element.closest("h2") &&
+          element.offsetParent !== null &&
+          element.textContent.toLowerCase() === ${JSON.stringify(stability)});
+        if (!badge) return undefined;
+        const inner = badge.firstElementChild ?? badge;
+        const range = document.createRange();
+        range.selectNodeContents(inner);
+        return {
+          textWidth: range.getBoundingClientRect().width,
+          boxWidth: inner.getBoundingClientRect().width,
+          drawn: inner.innerText,
+        };
+      })()`);
+      if (fits === undefined) throw new Error(`no sidebar badge "${stability}"`);
+      expect(fits.drawn.toLowerCase()).toBe(stability);
+      expect(fits.textWidth).toBeLessThanOrEqual(fits.boxWidth);
+      expect(summary).not.toBe("");
+    },
+  );
+
+  it("server descriptions are plain text, and the Responses intro states the list's exception", async () => {
+    const view = await show("");
+    const text = await pageText(view);
+    expect(text).toContain("its stack's BaseUrl output (npm run deploy");
+    expect(text).not.toContain("`BaseUrl`");
+    expect(text).toContain("except the list's 200 and 304");
+  });
 
   it("shows the Error schema with its three fields", async () => {
     const view = await show("schemas/error");

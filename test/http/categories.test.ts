@@ -1,17 +1,10 @@
 /** Creating and listing categories over HTTP: ids, trimming, limits, concurrency, large lists. */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, inParallel, listCategories, send } from "../support/client.ts";
-import { useLocalServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
 
-const server = useLocalServer();
-let url: string;
-let key: string;
-
-beforeAll(() => {
-  url = server.baseUrl;
-  key = server.apiKey;
-});
+const { baseUrl: url, apiKey: key } = await localServer();
 
 describe("a created category is answered 201 with its id and listed in id order", () => {
   it("creates, answers the stored category, and lists it", async () => {

@@ -5,17 +5,13 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCategory, send } from "../support/client.ts";
-import { useLocalServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
 
-const server = useLocalServer();
-let url: string;
-let key: string;
+const { baseUrl: url, apiKey: key } = await localServer();
 const list = (headers: Record<string, string> = {}) =>
   send(url, { path: "/v1/categories", key, headers: { "accept-encoding": "gzip", ...headers } });
 
 beforeAll(async () => {
-  url = server.baseUrl;
-  key = server.apiKey;
   for (const name of ["dog", "cat", "bird"]) await createCategory(url, key, { name });
 });
 

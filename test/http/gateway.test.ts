@@ -4,21 +4,16 @@
  * route to `$default`, and answers what Node's HTTP parser refuses, or what never finishes
  * arriving, in the Error shape.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Answer, ErrorBody } from "../support/client.ts";
 import { listCategories, send } from "../support/client.ts";
 import { send as exactly } from "../../scripts/lib/httpClient.ts";
-import { useLocalServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
 import { exchangeBytes } from "../support/rawHttp.ts";
 
 const requestTimeoutMs = 600;
-const server = useLocalServer({ env: { REQUEST_TIMEOUT_MS: String(requestTimeoutMs) } });
-let url: string;
-let key: string;
-
-beforeAll(() => {
-  url = server.baseUrl;
-  key = server.apiKey;
+const { baseUrl: url, apiKey: key } = await localServer({
+  env: { REQUEST_TIMEOUT_MS: String(requestTimeoutMs) },
 });
 
 describe("a path is matched as sent: `//x/v1/categories` is no route of the template", () => {

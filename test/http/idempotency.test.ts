@@ -1,29 +1,14 @@
 /** Retries without duplicates, over HTTP: the contract's Idempotency-Key rules. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import { issueKey } from "../support/keysCli.ts";
-import type { RunningServer } from "../support/localServer.ts";
-import { startServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
+import { scratchDir } from "../support/scratchDir.ts";
 
-const root = mkdtempSync(join(tmpdir(), "petstore-idem-"));
-const dataDir = join(root, "dynamodb");
-let server: RunningServer;
-let url: string;
-let key: string;
-
-beforeAll(async () => {
-  server = await startServer({ dataDir });
-  url = server.baseUrl;
-  key = server.apiKey;
-});
-afterAll(async () => {
-  await server.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const dataDir = join(scratchDir("petstore-idem-"), "dynamodb");
+const { baseUrl: url, apiKey: key } = await localServer({ dataDir });
 
 describe("a repeat with the same key and body gets the same answer and stores nothing new", () => {
   it("replays status and body with Idempotent-Replayed: true", async () => {

@@ -3,27 +3,17 @@
  * hashes, and revoked or expired keys stop working within the cache time (here 1 s; 30 s
  * deployed, always under the contract's 60 s).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CommandRun } from "../support/keysCli.ts";
 import { issueKey, keysCommand } from "../support/keysCli.ts";
 import { send } from "../support/client.ts";
-import type { RunningServer } from "../support/localServer.ts";
-import { startServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
+import { scratchDir } from "../support/scratchDir.ts";
 
-const root = mkdtempSync(join(tmpdir(), "petstore-keys-"));
-const dataDir = join(root, "dynamodb");
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer({ dataDir, env: { API_KEY_CACHE_SECONDS: "1" } });
-});
-afterAll(async () => {
-  await server.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const dataDir = join(scratchDir("petstore-keys-"), "dynamodb");
+const server = await localServer({ dataDir, env: { API_KEY_CACHE_SECONDS: "1" } });
 
 const keys = (...args: string[]): CommandRun => keysCommand(dataDir, ...args);
 const issue = (...extra: string[]): { key: string; keyId: string } => issueKey(dataDir, ...extra);
@@ -82,7 +72,7 @@ describe("the store keeps hashes, never keys", () => {
       .map((f) => readFileSync(f).toString("latin1"));
     expect(contents.length).toBeGreaterThan(0);
     expect(contents.some((text) => text.includes(key))).toBe(false);
-    server = await startServer({ dataDir, env: { API_KEY_CACHE_SECONDS: "1" } });
+    await server.start();
   });
 });
 

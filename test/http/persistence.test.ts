@@ -2,20 +2,17 @@
  * `npm start` keeps its data in a folder: categories, the id counter and keys survive a restart,
  * and so does the key it prints.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import { startServer } from "../support/localServer.ts";
 import { keysCommand } from "../support/keysCli.ts";
+import { scratchDir } from "../support/scratchDir.ts";
 import { localKeyFile } from "../../local/localKeys.ts";
 
-const root = mkdtempSync(join(tmpdir(), "petstore-persist-"));
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
+const root = scratchDir("petstore-persist-");
 /** Each test's own data folder: what one test stores, no other sees. */
 const freshDataDir = (): string => mkdtempSync(join(root, "dynamodb-"));
 

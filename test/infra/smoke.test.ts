@@ -6,6 +6,8 @@
  * per check with a non-zero exit.
  */
 import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
@@ -14,18 +16,23 @@ import type { Category } from "../../lib/category.ts";
 import { projectRoot } from "../../local/template.ts";
 import type { RunningServer } from "../support/localServer.ts";
 import { startServer } from "../support/localServer.ts";
+import { scratchDir } from "../support/scratchDir.ts";
 
 const script = resolve(projectRoot, "scripts/smoke.ts");
 
 function runSmoke(
   args: string[],
-  key: { env?: string; stdin?: string } = {},
+  key: { env?: string; stdin?: string; path?: string } = {},
 ): Promise<{ code: number; out: string; err: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [script, ...args], {
       cwd: projectRoot,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, PETSTORE_API_KEY: key.env ?? "" },
+      env: {
+        ...process.env,
+        PETSTORE_API_KEY: key.env ?? "",
+        ...(key.path !== undefined && { PATH: key.path }),
+      },
     });
     child.stdin.end(key.stdin ?? "");
     let out = "";
@@ -134,8 +141,14 @@ describe("npm run smoke", () => {
     expect(out).toMatch(/^smoke: \d+ passed, [1-9]\d* failed$/m);
     expect(await categories()).toEqual(before);
   });
+});
 
-  it("fails when nothing answers at the address", async () => {
+/** The one line on stderr a stop before the checks ends in, with its exit code. */
+describe("what stops it before the checks: one line each, an exit code of its own", () => {
+  const scratch = scratchDir("petstore-smoke-");
+  const oneLine = (err: string): string[] => err.split("\n").filter((line) => line !== "");
+
+  it("nothing answers at the address (connection refused): exit 4", async () => {
     const port = await new Promise<number>((done) => {
       const probe = createServer();
       probe.listen(0, "127.0.0.1", () => {
@@ -145,22 +158,69 @@ describe("npm run smoke", () => {
         });
       });
     });
-    const { code, out } = await runSmoke([`http://127.0.0.1:${port}/v1`], { env: "petstore_x" });
-    expect(code).toBe(1);
-    expect(out).toMatch(/^FAIL .*request failed/m);
-    expect(out).not.toMatch(/^PASS/m);
+    const url = `http://127.0.0.1:${port}/v1`;
+    const { code, out, err } = await runSmoke([url], { env: "petstore_x" });
+    expect(code).toBe(4);
+    expect(oneLine(err)).toEqual([
+      `smoke: nothing answers at ${url} (connection refused): is the server running (npm start), or the stage deployed?`,
+    ]);
+    expect(out).not.toMatch(/^(PASS|FAIL)/m);
+  });
+
+  it("an address without /v1: exit 3, before any check", async () => {
+    const origin = new URL(server.baseUrl).origin;
+    const { code, out, err } = await runSmoke([`${origin}/`], { env: server.apiKey });
+    expect(code).toBe(3);
+    expect(oneLine(err)).toEqual([
+      `smoke: ${origin}/ does not end in /v1: give the API's base address, e.g. ${origin}/v1 (the stack output BaseUrl ends so)`,
+    ]);
+    expect(out).toBe("");
+  });
+
+  it("no target: exit 2, saying what to give", async () => {
+    const { code, err } = await runSmoke([], { env: "petstore_x" });
+    expect(code).toBe(2);
+    expect(oneLine(err)).toEqual([
+      "smoke: no target: give the base address (e.g. http://127.0.0.1:3000/v1) or --stage staging|production (npm run smoke -- --help)",
+    ]);
+  });
+
+  it("--stage without the SAM CLI: exit 5, naming it", async () => {
+    const empty = mkdtempSync(join(scratch, "bin-"));
+    const { code, err } = await runSmoke(["--stage", "staging"], {
+      env: "petstore_x",
+      path: empty,
+    });
+    expect(code).toBe(5);
+    expect(oneLine(err)).toEqual([
+      expect.stringMatching(
+        /^smoke: --stage reads the stage's BaseUrl with the AWS SAM CLI \(`sam`\), which is not on PATH: install it \(https:.*\), or give the base address instead$/,
+      ),
+    ]);
+  });
+
+  it("--stage when the stack cannot be read: exit 6, with SAM's reason", async () => {
+    const bin = mkdtempSync(join(scratch, "bin-"));
+    const said = "Error: Stack with id petstore-staging does not exist";
+    writeFileSync(join(bin, "sam"), `#!/bin/sh\necho '${said}' >&2\nexit 1\n`);
+    chmodSync(join(bin, "sam"), 0o755);
+    const { code, err } = await runSmoke(["--stage", "staging"], { env: "petstore_x", path: bin });
+    expect(code).toBe(6);
+    expect(oneLine(err)).toEqual([
+      `smoke: could not read the BaseUrl output of petstore-staging (sam list stack-outputs --stack-name petstore-staging --region eu-west-1): ${said}. Is it deployed (npm run deploy -- staging), and is AWS_PROFILE your staging profile?`,
+    ]);
   });
 
   it.each([
-    [[]],
     [["not a url"]],
     [["ftp://x/v1"]],
     [["http://127.0.0.1:1/v1", "--stage", "staging"]],
     [["--stage", "dev"]],
     [["http://127.0.0.1:1/v1", "--write", "--read-only"]],
-  ])("refuses usage %j", async (args) => {
+    [["http://127.0.0.1:1/v1", "--bogus"]],
+  ])("refuses usage %j in one line: exit 2", async (args) => {
     const { code, err } = await runSmoke(args, { env: "petstore_x" });
     expect(code).toBe(2);
-    expect(err).toContain("usage: npm run smoke");
+    expect(oneLine(err)).toEqual([expect.stringMatching(/^smoke: .*\(npm run smoke -- --help\)$/)]);
   });
 });

@@ -12,28 +12,36 @@ import { afterAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../local/template.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 
-const copy = mkdtempSync(join(tmpdir(), "petstore-dev-"));
-for (const entry of ["functions", "lib", "local", "scripts", "infra", "package.json"])
-  cpSync(join(projectRoot, entry), join(copy, entry), { recursive: true });
-symlinkSync(join(projectRoot, "node_modules"), join(copy, "node_modules"));
+/** A copy of the project for one test's `npm run dev` (node_modules linked). */
+function projectCopy(): string {
+  const copy = mkdtempSync(join(tmpdir(), "petstore-dev-"));
+  copies.push(copy);
+  for (const entry of ["functions", "lib", "local", "scripts", "infra", "package.json"])
+    cpSync(join(projectRoot, entry), join(copy, entry), { recursive: true });
+  symlinkSync(join(projectRoot, "node_modules"), join(copy, "node_modules"));
+  return copy;
+}
 
-let child: ChildProcess | undefined;
+const copies: string[] = [];
+const children: ChildProcess[] = [];
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((done) => child?.once("exit", done));
+  for (const child of children.filter((running) => running.exitCode === null)) {
+    const exited = new Promise((done) => child.once("exit", done));
     child.kill("SIGTERM");
     await exited;
   }
-  rmSync(copy, { recursive: true, force: true });
+  for (const copy of copies) rmSync(copy, { recursive: true, force: true });
 });
 
-function startDev(): Promise<{ baseUrl: string; apiKey: string; stderr: () => string }> {
+function startDev(
+  copy: string,
+): Promise<{ baseUrl: string; apiKey: string; stderr: () => string }> {
   const dev = spawn(process.execPath, [join(copy, "scripts/dev.ts"), "--memory"], {
     cwd: copy,
     env: { ...process.env, PORT: "0" },
     stdio: ["ignore", "ignore", "pipe"],
   });
-  child = dev;
+  children.push(dev);
   let stderr = "";
   return new Promise((resolve, reject) => {
     dev.stderr.setEncoding("utf8").on("data", (chunk: string) => {
@@ -58,7 +66,8 @@ async function ordersMessage(baseUrl: string, apiKey: string): Promise<string> {
 
 describe("npm run dev rebuilds on change and serves the new code without a restart", () => {
   it("a changed message is served by the same server, over the same store, with the same key", async () => {
-    const { baseUrl, apiKey, stderr } = await startDev();
+    const copy = projectCopy();
+    const { baseUrl, apiKey, stderr } = await startDev(copy);
     expect(await ordersMessage(baseUrl, apiKey)).toMatch(
       /^the store orders API is not implemented/,
     );
@@ -80,5 +89,24 @@ describe("npm run dev rebuilds on change and serves the new code without a resta
     expect(message).toMatch(/^the orders API \(edited\) is not implemented/);
     expect(stderr()).toMatch(/\[dev\] .* rebuilt; serving the new code/);
     expect((await listCategories(baseUrl, apiKey)).map((c) => c.name)).toEqual(["dog"]);
+  });
+});
+
+describe("a failed rebuild under npm run dev leaves the last good code serving, and says so", () => {
+  it("prints a [dev] line naming the failed bundles; the old code still answers", async () => {
+    const copy = projectCopy();
+    const { baseUrl, apiKey, stderr } = await startDev(copy);
+    const before = await ordersMessage(baseUrl, apiKey);
+    const handler = join(copy, "functions/routeFallback/handler.ts");
+    writeFileSync(handler, `${readFileSync(handler, "utf8")}\nexport const broken = ;\n`);
+
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && !stderr().includes("rebuild failed")) {
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    expect(stderr()).toMatch(
+      /^\[dev\] .* rebuild failed \(routeFallback; esbuild's errors above\): the last good code is still serving\. Fix the error and save again\.$/m,
+    );
+    expect(await ordersMessage(baseUrl, apiKey)).toBe(before);
   });
 });

@@ -6,7 +6,7 @@
  * store (which has no petstore-staging table).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -87,14 +87,40 @@ describe("keys against a stage out of reach: one line, exit 1, within seconds", 
     expectOneLine(exit, /^keys: no AWS credentials for staging .*AWS_PROFILE.*aws sso login/);
   });
 
-  it("a profile that does not exist: the same advice", async () => {
+  it("a profile that does not exist: says that profile is missing, and where it looked", async () => {
+    writeFileSync(join(home, "config"), "[profile petstore-staging]\nregion = eu-west-1\n");
     const exit = await keys(
-      awsEnv({ AWS_PROFILE: "petstore-nope" }),
+      awsEnv({ AWS_PROFILE: "petstore-nope", AWS_CONFIG_FILE: join(home, "config") }),
       "list",
       "--stage",
-      "production",
+      "staging",
     );
-    expectOneLine(exit, /^keys: no AWS credentials for production .*AWS_PROFILE.*aws sso login/);
+    expectOneLine(
+      exit,
+      new RegExp(
+        `^keys: AWS_PROFILE is "petstore-nope", a profile in neither ${join(home, "config")} nor ${join(home, "no-credentials")}: check the name \\(aws configure list-profiles\\) or create it \\(aws configure sso --profile petstore-nope\\)$`,
+        "m",
+      ),
+    );
+  });
+
+  it("a profile that exists is used (no missing-profile message)", async () => {
+    writeFileSync(
+      join(home, "credentials"),
+      "[petstore-ci]\naws_access_key_id = AKIAFAKEFAKEFAKE\naws_secret_access_key = fake\n",
+    );
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const exit = await keys(
+      awsEnv({
+        AWS_PROFILE: "petstore-ci",
+        AWS_SHARED_CREDENTIALS_FILE: join(home, "credentials"),
+        AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      }),
+      "list",
+      "--stage",
+      "staging",
+    );
+    expectOneLine(exit, /^keys: DynamoDB in eu-west-1 did not answer within 5 s/);
   });
 
   it("no network (a closed port): check the network and the region", async () => {

@@ -5,11 +5,13 @@
  * in-process. Nothing reaches AWS.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "vitest";
 import { projectRoot } from "../../local/template.ts";
 import type { DeployIo } from "../../scripts/deploy.ts";
+import { samconfigPath } from "../../scripts/stages.ts";
 
 const script = resolve(projectRoot, "scripts/deploy.ts");
 export const sha = "0123456789abcdef0123456789abcdef01234567";
@@ -20,20 +22,72 @@ export const { version } = JSON.parse(
 };
 export const key = "petstore_deploy-test-key-0123456789abcdefghijklmnopq";
 
-/** A PATH folder under `scratch`: a stand-in `git` (a tree at `sha`) and optionally `sam`. */
+/** The accounts and address an operator puts into infra/samconfig.toml (README "First deploy"). */
+export const operatorAccounts = { staging: "470001112223", production: "470004445556" };
+export const operatorEmail = "oncall@ops.petstore.dev";
+/** The versions the stand-in tools report. */
+export const toolVersions = {
+  sam: "SAM CLI, version 1.150.0\n",
+  aws: "aws-cli/2.31.0 Python/3.13.7 Linux/6.8.0 exe/x86_64.ubuntu.24\n",
+};
+
+export const workflowPath = resolve(projectRoot, ".github/workflows/deploy.yml");
+
+/**
+ * infra/samconfig.toml as an operator leaves it: the placeholders replaced by real-looking
+ * account ids and an on-call address (`edit` changes the text further). Written once per call
+ * into a folder of its own; returns its path.
+ */
+export function operatorSamconfig(edit: (text: string) => string = (text) => text): string {
+  const text = readFileSync(samconfigPath, "utf8")
+    .replaceAll("111111111111", operatorAccounts.staging)
+    .replaceAll("222222222222", operatorAccounts.production)
+    .replace("oncall@example.com", operatorEmail);
+  const path = join(mkdtempSync(join(samconfigDir(), "op-")), "samconfig.toml");
+  writeFileSync(path, edit(text));
+  return path;
+}
+
+let samconfigs: string | undefined;
+/** One folder per test process for the operators' samconfig files, removed when it exits. */
+function samconfigDir(): string {
+  if (samconfigs === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "petstore-samconfig-"));
+    process.once("exit", () => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+    samconfigs = dir;
+  }
+  return samconfigs;
+}
+
+/**
+ * A PATH folder under `scratch`: a stand-in `git` (a tree at `sha`) and optionally `sam` (answers
+ * --version, records any other call's arguments in `log`) and `aws` (answers --version, and
+ * `sts get-caller-identity` with `caller`).
+ */
 export function binDir(
   scratch: string,
-  options: { sam?: boolean; dirty?: boolean } = {},
+  options: { sam?: boolean; aws?: boolean; dirty?: boolean; caller?: string } = {},
 ): { dir: string; log: string } {
   const dir = mkdtempSync(join(scratch, "bin-"));
   const log = join(dir, "sam-args.txt");
   const status = options.dirty ? "printf ' M lib/x.ts\\n'" : "true";
-  const git = `#!/bin/sh\ncase "$1" in rev-parse) echo ${sha};; status) ${status};; esac\n`;
-  writeFileSync(join(dir, "git"), git);
-  chmodSync(join(dir, "git"), 0o755);
+  const tool = (name: string, body: string): void => {
+    writeFileSync(join(dir, name), `#!/bin/sh\n${body}`);
+    chmodSync(join(dir, name), 0o755);
+  };
+  tool("git", `case "$1" in rev-parse) echo ${sha};; status) ${status};; esac\n`);
   if (options.sam) {
-    writeFileSync(join(dir, "sam"), `#!/bin/sh\nprintf '%s\\n' "$@" > '${log}'\nexit 0\n`);
-    chmodSync(join(dir, "sam"), 0o755);
+    const version = `[ "$1" = --version ] && { printf '${toolVersions.sam}'; exit 0; }`;
+    tool("sam", `${version}\nprintf '%s\\n' "$@" > '${log}'\nexit 0\n`);
+  }
+  if (options.aws) {
+    const caller = options.caller ?? operatorAccounts.staging;
+    tool(
+      "aws",
+      `case "$1" in --version) printf '${toolVersions.aws}';; sts) echo ${caller};; *) exit 1;; esac\n`,
+    );
   }
   return { dir, log };
 }
@@ -60,16 +114,27 @@ export type FakeDeployIo = DeployIo & {
   smokes: [string, boolean][];
 };
 
-/** A DeployIo at a clean (or dirty) tree at `sha`, with `sam` found and answering. */
-export function fakeDeployIo(overrides: Partial<DeployIo> = {}, dirty = false): FakeDeployIo {
+/**
+ * A DeployIo at a clean (or dirty) tree at `sha`, with `sam` and `aws` found and answering (the
+ * credentials are for `caller`, staging's account unless given), over an operator's
+ * samconfig.toml (no placeholders).
+ */
+export function fakeDeployIo(
+  overrides: Partial<DeployIo> = {},
+  dirty = false,
+  caller: string = operatorAccounts.staging,
+): FakeDeployIo {
   const log: string[] = [];
   const runs: string[][] = [];
   const smokes: [string, boolean][] = [];
   const outputs = JSON.stringify([{ OutputKey: "BaseUrl", OutputValue: "https://api.example/v1" }]);
+  const samconfig = overrides.samconfig ?? operatorSamconfig();
   return {
     log,
     runs,
     smokes,
+    samconfig,
+    workflow: workflowPath,
     build: () => {
       log.push("build");
       return Promise.resolve();
@@ -83,7 +148,11 @@ export function fakeDeployIo(overrides: Partial<DeployIo> = {}, dirty = false): 
       const answer = (stdout: string) => Promise.resolve({ code: 0, stdout, stderr: "" });
       if (command === "git")
         return answer(args[0] === "rev-parse" ? `${sha}\n` : dirty ? " M x\n" : "");
-      if (command === "sam" && args[0] === "list") return answer(outputs);
+      if (command.endsWith("sam") && args[0] === "list") return answer(outputs);
+      if (command.endsWith("sam") && args[0] === "--version") return answer(toolVersions.sam);
+      if (command.endsWith("aws") && args[0] === "--version") return answer(toolVersions.aws);
+      // The account of the operator's credentials (`caller`).
+      if (command.endsWith("aws") && args[0] === "sts") return answer(`${caller}\n`);
       return Promise.resolve({ code: 127, stdout: "", stderr: "" });
     },
     smoke: (baseUrl, apiKey, write) => {
@@ -93,7 +162,7 @@ export function fakeDeployIo(overrides: Partial<DeployIo> = {}, dirty = false): 
       return Promise.resolve(true);
     },
     env: { PETSTORE_API_KEY: key },
-    which: (name) => (name === "sam" ? "/opt/sam/bin/sam" : undefined),
+    which: (name) => (["sam", "aws"].includes(name) ? `/opt/${name}/bin/${name}` : undefined),
     confirm: () => Promise.resolve(false),
     interactive: false,
     out: (line) => log.push(`out: ${line}`),

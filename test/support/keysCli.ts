@@ -1,5 +1,5 @@
 /** Runs the operator's keys command (scripts/keys.ts) against a local store folder. */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { projectRoot } from "../../local/template.ts";
 
@@ -26,4 +26,28 @@ export function issueKey(dataDir: string, ...extra: string[]): { key: string; ke
   if (run.status !== 0 || !key || !keyId)
     throw new Error(`keys create failed: ${run.stdout}${run.stderr}`);
   return { key, keyId };
+}
+
+/**
+ * `npm run keys -- <args>` over `dataDir` with `env` added, without blocking this process (so a
+ * store it runs itself can answer the command).
+ */
+export function keysCommandAsync(
+  dataDir: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<CommandRun> {
+  const child = spawn(process.execPath, [resolve(projectRoot, "scripts/keys.ts"), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DATA_DIR: dataDir, ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return new Promise((done) => {
+    child.once("close", (status) => {
+      done({ status: status ?? -1, stdout, stderr });
+    });
+  });
 }

@@ -10,7 +10,56 @@ export type { RunningServer, ServerOptions };
 export const startServer = (options: ServerOptions = {}): Promise<RunningServer> =>
   spawnLocalServer({ ...options, env: { ...unthrottled, ...options.env } });
 
-/** A local server for one test file: started before its tests, stopped after. */
+/** The local server of a test file, already started; `start()` starts it again after `stop()`. */
+export interface LocalServer extends RunningServer {
+  start(): Promise<void>;
+}
+
+/**
+ * The local server of one test file (every test/http file): started as the file loads, stopped
+ * after its last test. One line at the file's top level:
+ *
+ *     const { baseUrl: url, apiKey: key } = await localServer();
+ *
+ * With `dataDir` the store is kept there (the keys command and restarts reach it). After a
+ * `stop()` and `start()` the server has a new port: read `baseUrl` from the object again.
+ */
+export async function localServer(options: ServerOptions = {}): Promise<LocalServer> {
+  let server = await startServer(options);
+  afterAll(async () => {
+    await server.stop();
+  });
+  // A run that skips every test of the file (`-t`, `vitest list`) calls no afterAll: the worker's
+  // SIGTERM at teardown stops the server then, and ends the worker as the signal would have.
+  process.once("SIGTERM", () => {
+    void server.stop();
+    process.kill(process.pid, "SIGTERM");
+  });
+  return {
+    get baseUrl() {
+      return server.baseUrl;
+    },
+    get apiKey() {
+      return server.apiKey;
+    },
+    get logLines() {
+      return server.logLines;
+    },
+    get metricLines() {
+      return server.metricLines;
+    },
+    stderr: () => server.stderr(),
+    stop: () => server.stop(),
+    start: async () => {
+      server = await startServer(options);
+    },
+  };
+}
+
+/**
+ * A local server for a suite that may not run (a `describe.skipIf`): started before its tests,
+ * stopped after, so a skipped suite starts none.
+ */
 export function useLocalServer(options: ServerOptions = {}): RunningServer {
   let server: RunningServer | undefined;
   beforeAll(async () => {

@@ -2,13 +2,20 @@
  * What `npm run deploy` needs from the world (builds, processes, the smoke test, the terminal),
  * as one interface: the tests hand it a recording stand-in, the command the terminal's own.
  */
+import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
+import { projectRoot } from "../../../local/template.ts";
 import { buildFunctions } from "../../build.ts";
 import type { Capture } from "../../process.ts";
 import { capture, runAttached, which } from "../../process.ts";
+import { samconfigPath } from "../../stages.ts";
 import { runChecks } from "../smoke/checks.ts";
 
 export interface DeployIo {
+  /** The stages' settings (infra/samconfig.toml), handed to `sam deploy` as they are. */
+  readonly samconfig: string;
+  /** The release workflow (.github/workflows/deploy.yml), whose roles the pre-flight checks. */
+  readonly workflow: string;
   /** Builds dist/ (scripts/build.ts). */
   readonly build: () => Promise<unknown>;
   /** Runs a command with the terminal attached; resolves to its exit code. */
@@ -28,6 +35,8 @@ export interface DeployIo {
 }
 
 export const terminalIo: DeployIo = {
+  samconfig: samconfigPath,
+  workflow: resolve(projectRoot, ".github/workflows/deploy.yml"),
   build: buildFunctions,
   run: runAttached,
   capture,

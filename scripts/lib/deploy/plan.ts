@@ -9,10 +9,22 @@ import type { StageConfig } from "../../stages.ts";
 import { samconfigPath, stageConfig, stages } from "../../stages.ts";
 import { commandLine, parseCommandLine, UsageError } from "../args.ts";
 import type { DeployIo } from "./io.ts";
+import { minimumVersions } from "./preflight.ts";
 
-const usage =
-  `usage: npm run deploy -- <${stages.join("|")}> [--yes] [--dry-run] [--no-build] ` +
-  `[--no-smoke]\n  the smoke test's key: PETSTORE_API_KEY (a key of that stage)`;
+const usage = `usage: npm run deploy -- <${stages.join("|")}> [--yes] [--dry-run] [--no-build] [--no-smoke]
+       npm run deploy -- <${stages.join("|")}> --print-role
+  --yes         production only: skip both confirmations (this one and SAM's change set review)
+  --dry-run     print what would run and every pre-flight finding; run nothing, need no key
+  --no-build    deploy the dist/ already there
+  --no-smoke    skip the smoke test after the deploy (then no key is needed)
+  --print-role  print the stage's GitHub deploy role and region (role=…, region=…) from
+                infra/samconfig.toml, for the workflow; refused while the settings are not real
+  the smoke test's key: PETSTORE_API_KEY (a key of that stage)
+  before anything runs, the pre-flight refuses placeholder settings in infra/samconfig.toml, a
+  workflow role of another account, a missing or old SAM CLI (>= ${minimumVersions.sam}) or AWS CLI
+  (>= ${minimumVersions.aws}), and credentials for another account (one line each)
+exit: 0 deployed (dry run: the pre-flight passed), 1 failed on the way (SAM's own code when
+  sam deploy fails), 2 refused before anything ran (a mistake in the command or the pre-flight)`;
 
 export interface Plan {
   readonly stage: string;
@@ -21,14 +33,18 @@ export interface Plan {
   readonly dryRun: boolean;
   readonly build: boolean;
   readonly smoke: boolean;
+  readonly printRole: boolean;
 }
 
 /** The `sam deploy` arguments for a stage. Paths are absolute: see infra/samconfig.toml. */
-export function samDeployArgs(stage: string, options: { yes: boolean; tags?: string }): string[] {
+export function samDeployArgs(
+  stage: string,
+  options: { yes: boolean; tags?: string; samconfig?: string },
+): string[] {
   return [
     "deploy",
     "--config-file",
-    samconfigPath,
+    options.samconfig ?? samconfigPath,
     "--config-env",
     stage,
     "--template-file",
@@ -40,17 +56,17 @@ export function samDeployArgs(stage: string, options: { yes: boolean; tags?: str
 
 /** The command line as a Plan, or the exit code when it is --help (0) or a mistake (2). */
 export function plan(argv: readonly string[], io: DeployIo): Plan | number {
-  return commandLine(() => readPlan(argv), {
+  return commandLine(() => readPlan(argv, io.samconfig), {
     help: () => {
       io.out(usage);
     },
     mistake: (message) => {
-      io.err(`${message}\n${usage}`);
+      io.err(`deploy: ${message} (npm run deploy -- --help)`);
     },
   });
 }
 
-function readPlan(argv: readonly string[]): Plan | "help" {
+function readPlan(argv: readonly string[], samconfig: string): Plan | "help" {
   const { values, positionals } = parseCommandLine({
     args: [...argv],
     allowPositionals: true,
@@ -59,6 +75,7 @@ function readPlan(argv: readonly string[]): Plan | "help" {
       "dry-run": { type: "boolean", default: false },
       "no-build": { type: "boolean", default: false },
       "no-smoke": { type: "boolean", default: false },
+      "print-role": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -71,40 +88,43 @@ function readPlan(argv: readonly string[]): Plan | "help" {
   }
   return {
     stage,
-    config: stageConfig(stage),
+    config: stageConfig(stage, samconfig),
     yes: values.yes,
     dryRun: values["dry-run"],
     build: !values["no-build"],
     smoke: !values["no-smoke"],
+    printRole: values["print-role"],
   };
 }
 
-/** Refusals that come before anything runs: a dirty production tree, no key, no bundles. */
-export function preflight(plan: Plan, release: Release, io: DeployIo): number | undefined {
+/**
+ * The refusals of the plan itself, one line each: a dirty production tree, no key for the smoke
+ * test, no bundles to deploy. A dry run needs neither a key nor bundles.
+ */
+export function planFindings(plan: Plan, release: Release, io: DeployIo): string[] {
+  const findings: string[] = [];
   if (plan.stage === "production" && release.dirty) {
-    io.err(
-      "refusing to deploy production from a work tree with uncommitted changes: production " +
-        "runs committed code only. Commit or stash them (git status), then run this again.",
+    findings.push(
+      "the work tree has uncommitted changes, and production runs committed code only: " +
+        "commit or stash them (git status)",
     );
-    return 2;
   }
+  if (plan.dryRun) return findings;
   if (plan.smoke && !io.env.PETSTORE_API_KEY?.trim()) {
-    io.err(
+    findings.push(
       `the smoke test after the deploy needs a key of ${plan.stage} in PETSTORE_API_KEY ` +
-        `(npm run keys -- create --stage ${plan.stage} --label smoke), or pass --no-smoke.`,
+        `(npm run keys -- create --stage ${plan.stage} --label smoke), or pass --no-smoke`,
     );
-    return 2;
   }
   const missing = functionsOf().filter(
     (spec) => !existsSync(`${spec.codeDir}/${spec.handlerFile}`),
   );
-  if (!plan.build && !plan.dryRun && missing.length > 0) {
-    io.err(
-      `--no-build, but dist/ lacks ${missing.map((spec) => spec.name).join(", ")}: run npm run build.`,
+  if (!plan.build && missing.length > 0) {
+    findings.push(
+      `--no-build, but dist/ lacks ${missing.map((spec) => spec.name).join(", ")}: run npm run build`,
     );
-    return 2;
   }
-  return undefined;
+  return findings;
 }
 
 /** How the smoke test after a deploy treats the stage: production is never written to. */

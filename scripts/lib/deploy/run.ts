@@ -1,36 +1,46 @@
 /**
- * `npm run deploy`'s steps in order: read the plan and the release, refuse what must not run,
- * (dry run: say what would run), find the SAM CLI, ask before production, build, `sam deploy`,
- * then the smoke test against the stage's BaseUrl. Each failure says what to do in one message.
+ * `npm run deploy`'s steps in order: read the plan and the release, the pre-flight (the plan,
+ * the settings, the tools: preflight.ts), (dry run: say what would run and what the pre-flight
+ * found), refuse on any finding, check the credentials' account, ask before production, build,
+ * `sam deploy`, then the smoke test against the stage's BaseUrl. Each failure says what to do in
+ * one line.
  */
 import { shellQuote } from "../../process.ts";
 import { readRelease, rollbackAdvice, stackTags } from "../../release.ts";
 import { stackOutput } from "../../stages.ts";
 import type { DeployIo } from "./io.ts";
 import type { Plan } from "./plan.ts";
-import { plan, preflight, samDeployArgs, smokeMode } from "./plan.ts";
-
-const samInstall =
-  "https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html";
+import { plan, planFindings, samDeployArgs, smokeMode } from "./plan.ts";
+import { configFindings, githubDeployRole, identityFinding, toolFindings } from "./preflight.ts";
 
 export async function deploy(argv: readonly string[], io: DeployIo): Promise<number> {
   const planned = plan(argv, io);
   if (typeof planned === "number") return planned;
   const { stage, config } = planned;
+  if (planned.printRole) return printRole(planned, io);
   const read = await readRelease(io.capture);
   if (!read.ok) {
-    io.err(read.message);
+    io.err(`deploy: ${read.message}`);
     return 1;
   }
-  const refused = preflight(planned, read.release, io);
-  if (refused !== undefined) return refused;
-  const args = samDeployArgs(stage, { yes: planned.yes, tags: stackTags(config, read.release) });
+  const findings = [
+    ...planFindings(planned, read.release, io),
+    ...configFindings(config, io.workflow),
+    ...(await toolFindings(io.which, io.capture)),
+  ];
+  const args = samDeployArgs(stage, {
+    yes: planned.yes,
+    tags: stackTags(config, read.release),
+    samconfig: io.samconfig,
+  });
   const where = `stack ${config.stackName} in ${config.region}`;
   const asks = stage === "production" && !planned.yes;
 
-  if (planned.dryRun) return dryRun(planned, { args, where, asks }, io);
-  const sam = samCli(io);
-  if (sam === undefined) return 1;
+  if (planned.dryRun) return dryRun(planned, { args, where, asks, findings }, io);
+  if (findings.length > 0) return refuse(findings, io);
+  const [sam = "sam", aws = "aws"] = ["sam", "aws"].map((name) => io.which(name));
+  const identity = await identityFinding(config, aws, io.capture);
+  if (identity !== undefined) return refuse([identity], io);
   if (asks) {
     const refusal = await confirmProduction(where, io);
     if (refusal !== undefined) return refusal;
@@ -55,31 +65,52 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
   return planned.smoke ? smokeAfterDeploy(planned, io) : 0;
 }
 
-/** --dry-run: what would run, in order; nothing runs. */
-function dryRun(
-  planned: Plan,
-  deployment: { args: readonly string[]; where: string; asks: boolean },
-  io: DeployIo,
-): number {
-  io.out(`dry run: would deploy ${deployment.where}`);
-  if (deployment.asks) io.out("would ask for confirmation first (pass --yes to skip)");
-  if (planned.build) io.out("would run: npm run build");
-  io.out(`would run: ${["sam", ...deployment.args].map(shellQuote).join(" ")}`);
-  if (planned.smoke)
-    io.out(`would run the smoke test (${smokeMode(planned.stage)}) against BaseUrl`);
+/** The pre-flight's refusal: every finding in one line of its own, exit 2. */
+function refuse(findings: readonly string[], io: DeployIo, verb = "refused"): number {
+  for (const finding of findings) io.err(`deploy: ${verb}: ${finding}`);
+  return 2;
+}
+
+/**
+ * --print-role: `role=<ARN>` and `region=<region>`, the GitHub deploy role of the stage's
+ * account and its region from samconfig.toml, as the workflow's $GITHUB_OUTPUT takes them.
+ * Refused (exit 2) while the stage's settings are placeholders.
+ */
+function printRole(planned: Plan, io: DeployIo): number {
+  const findings = configFindings(planned.config, io.workflow);
+  if (findings.length > 0) return refuse(findings, io);
+  io.out(`role=${githubDeployRole(planned.config)}`);
+  io.out(`region=${planned.config.region}`);
   return 0;
 }
 
-/** The SAM CLI's path; undefined, once said how to install it, when it is not on PATH. */
-function samCli(io: DeployIo): string | undefined {
-  const sam = io.which("sam");
-  if (sam === undefined) {
-    io.err(
-      `the AWS SAM CLI (\`sam\`) is not on PATH. It is a prerequisite of deploying: ` +
-        `install it (${samInstall}), check \`sam --version\`, then run this again.`,
-    );
+/**
+ * --dry-run: what would run, in order, then what the pre-flight would refuse; nothing runs and
+ * no key is needed. Exits as the real deploy's pre-flight would: 0, or 2 with its findings.
+ */
+function dryRun(
+  planned: Plan,
+  deployment: { args: readonly string[]; where: string; asks: boolean; findings: string[] },
+  io: DeployIo,
+): number {
+  io.out(`dry run: would deploy ${deployment.where}`);
+  io.out(
+    `would check that your AWS credentials are for account ${planned.config.parameters.AccountId ?? ""} (aws sts get-caller-identity)`,
+  );
+  if (deployment.asks) io.out("would ask for confirmation first (pass --yes to skip)");
+  if (planned.build) io.out("would run: npm run build");
+  io.out(`would run: ${["sam", ...deployment.args].map(shellQuote).join(" ")}`);
+  if (planned.smoke) {
+    const key = io.env.PETSTORE_API_KEY?.trim()
+      ? "PETSTORE_API_KEY"
+      : "PETSTORE_API_KEY, not set now: set it or pass --no-smoke";
+    io.out(`would run the smoke test (${smokeMode(planned.stage)}) against BaseUrl (key: ${key})`);
   }
-  return sam;
+  if (deployment.findings.length === 0) {
+    io.out("pre-flight: passed");
+    return 0;
+  }
+  return refuse(deployment.findings, io, "would refuse");
 }
 
 /** Production asks first on a terminal: undefined when confirmed, else the exit code. */

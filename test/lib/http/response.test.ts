@@ -1,7 +1,13 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { chooseEncoding, jsonResponse } from "../../../lib/http/response.ts";
+import type { Compressor } from "../../../lib/http/response.ts";
+import {
+  chooseEncoding,
+  EncodedBodies,
+  jsonResponse,
+  zlibCompress,
+} from "../../../lib/http/response.ts";
 
 describe("Accept-Encoding chooses br, then gzip, honouring q-values", () => {
   it.each([
@@ -66,18 +72,66 @@ describe("every response carries the contract's headers", () => {
   });
 });
 
-describe("a payload answered again (an unchanged cached list) is serialised once", () => {
-  it("reuses the JSON of the same payload object, and serialises a new one afresh", () => {
-    const list = [{ id: 1, name: "Dogs" }];
+describe("a versioned answer given again (a steady list) is not encoded again", () => {
+  const list = Array.from({ length: 100 }, (_, i) => ({ id: i + 1, name: `category ${i}` }));
+  /** A writer whose compressions are counted, as each container's response middleware holds one. */
+  const counted = () => {
+    const compress = vi.fn<Compressor>(zlibCompress);
+    const bodies = new EncodedBodies(compress);
+    const answer = (version: string, payload: unknown, accept: string | undefined) =>
+      jsonResponse(200, payload, accept, {}, { bodies, version });
+    return { compress, answer };
+  };
+
+  it("compresses once per version and coding, and answers the same body again", () => {
+    const { compress, answer } = counted();
+    const first = answer("e1.7", list, "gzip, br");
+    const again = answer("e1.7", list, "br");
+    expect(compress).toHaveBeenCalledTimes(1);
+    expect(again).toEqual(first);
+    expect(again.headers["content-encoding"]).toBe("br");
+    answer("e1.7", list, "gzip");
+    answer("e1.7", list, "gzip");
+    answer("e1.7", list, undefined);
+    expect(compress.mock.calls.map(([, coding]) => coding)).toEqual(["br", "gzip"]);
+    expect(JSON.parse(brotliDecompressSync(Buffer.from(again.body, "base64")).toString())).toEqual(
+      list,
+    );
+  });
+
+  it("drops the old version's encodings when a new version is answered", () => {
+    const { compress, answer } = counted();
+    answer("e1.7", list, "br");
+    const grown = [...list, { id: 101, name: "new" }];
+    const next = answer("e1.8", grown, "br");
+    expect(JSON.parse(brotliDecompressSync(Buffer.from(next.body, "base64")).toString())).toEqual(
+      grown,
+    );
+    answer("e1.7", list, "br");
+    expect(compress).toHaveBeenCalledTimes(3);
+  });
+
+  it("encodes again when the same version comes with other content (a late category found)", () => {
+    const { compress, answer } = counted();
+    answer("e1.7", list, undefined);
+    const found = [...list, { id: 101, name: "late" }];
+    expect(JSON.parse(answer("e1.7", found, undefined).body)).toEqual(found);
+    answer("e1.7", found, "br");
+    answer("e1.7", found, "br");
+    expect(compress).toHaveBeenCalledTimes(1);
+  });
+
+  it("serialises a versioned payload once for all its codings; an unversioned one each time", () => {
+    const { answer } = counted();
     const stringify = vi.spyOn(JSON, "stringify");
     try {
-      const first = jsonResponse(200, list, undefined);
-      const again = jsonResponse(200, list, "gzip");
+      answer("e1.7", list, undefined);
+      answer("e1.7", list, "gzip");
+      answer("e1.7", list, "br");
       expect(stringify).toHaveBeenCalledTimes(1);
-      expect(again.body).toBe(first.body);
-      const changed = [...list, { id: 2, name: "Cats" }];
-      expect(JSON.parse(jsonResponse(200, changed, undefined).body)).toEqual(changed);
-      expect(stringify).toHaveBeenCalledTimes(2);
+      jsonResponse(200, list, undefined);
+      jsonResponse(200, list, undefined);
+      expect(stringify).toHaveBeenCalledTimes(3);
     } finally {
       stringify.mockRestore();
     }

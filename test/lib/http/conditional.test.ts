@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ifNoneMatchHits, listETag } from "../../../lib/categoryList/etag.ts";
+import { listVersion } from "../../../lib/categoryList/cache.ts";
+import { entityTag, ifNoneMatchHits } from "../../../lib/http/conditional.ts";
 
 const v7 = { epoch: "m1", version: 7 };
+const listETag = (version: typeof v7, coding: "br" | "gzip" | undefined): string =>
+  entityTag(listVersion(version), coding);
 
 describe("the list's ETag names the store version and the content coding", () => {
   it("differs per coding and per version, and is weak", () => {
