@@ -9,7 +9,7 @@
  *
  *   npm run abuse                             # 30 s on dynalite
  *   npm run abuse -- --store dynamodb-local   # the same on AWS's DynamoDB Local (Java 17)
- *   npm run abuse -- --quick                  # CI: 10 s, the bounds scaled to it
+ *   npm run abuse -- --quick                  # CI: 20 s, the bounds scaled to it
  *
  * Exit status: 0 all checks passed, 1 a check failed, 2 a usage error.
  */
@@ -34,7 +34,7 @@ function readCommand(argv: string[]): AbuseOptions | "help" {
     },
   });
   if (values.help) return "help";
-  const seconds = Number(values.seconds ?? (values.quick ? 10 : 30));
+  const seconds = Number(values.seconds ?? (values.quick ? 20 : 30));
   const connections = Number(values.connections);
   if (![seconds, connections].every((n) => Number.isSafeInteger(n) && n >= 1))
     throw new UsageError("--seconds and --connections must be whole numbers, at least 1");

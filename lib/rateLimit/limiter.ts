@@ -191,6 +191,12 @@ export class RateLimiter implements RateLimiting {
       // (idle or draining) is chosen from what the bucket holds now.
       known = await this.#buckets.read(keyId, interval, deadline);
       result = available(known) >= need ? await take(known) : undefined;
+      if (result && !result.taken && available(result.state) >= need) {
+        // Another container wrote between this read and this write, and the bucket still holds
+        // what is needed (the failure answered what it met): one more write, not a 429.
+        known = result.state;
+        result = await take(known);
+      }
     }
     const seen = result?.state ?? known;
     state.bucket = seen;
