@@ -15,7 +15,8 @@
  * - Tickets, none usable yet, or the last look said the bucket is empty until `retryAt`: refuse
  *   without a store call (429, `Retry-After` up to that moment).
  * - Otherwise lease: one consistent read, then one conditional write in the form the bucket's
- *   state calls for (a write that fails its condition costs a write unit; a read is cheaper).
+ *   state calls for (a write that fails its condition costs a write unit; a read is cheaper),
+ *   and one more if another container wrote in between and the bucket still holds enough.
  *   A refused container asks again at a moment jittered over the next second (two seconds after refusals in a row: the bucket holds two
  *   seconds of a 50/s key's tokens, so nothing is lost meanwhile), so containers do not all ask
  *   at once. A refused lease writes nothing, and a lease that is made admits its request: a 429
