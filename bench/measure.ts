@@ -18,7 +18,11 @@ export type Bench = Built & { plan: Plan; endpoint: string };
 /** A create, or a list of `count` categories; `br`: as a browser asks for it (ours only). */
 type Workload = { id: string; fn: BenchFunction; count: number; br: boolean };
 /** Ours' store units per request of each workload: a cold call, and one with nothing changed. */
-export type StoreUnits = Record<string, { cold: Units; steady: Units }>;
+/**
+ * Per workload: a cold request's units, a steady one's, and (apart, optional so older results
+ * still read) the rate limiter's for the cold request: its first lease.
+ */
+export type StoreUnits = Record<string, { cold: Units; steady: Units; limiter?: Units }>;
 /** slowdown: wall time over the full core's; wallPerCpu: over the loop's own CPU time. */
 type Loop = Record<"memoryMb" | "share" | "wallMs" | "slowdown" | "wallPerCpu", number>;
 export type Calibration = Loop & { ok: boolean };
@@ -92,7 +96,8 @@ export async function storeUnits(b: Bench): Promise<StoreUnits> {
         readUnits: ours.readUnits - readUnits,
         writeUnits: ours.writeUnits - writeUnits,
       };
-      units[w.id] = { cold: { readUnits, writeUnits }, steady };
+      const limiter = { readUnits: cold.limiter.readUnits, writeUnits: cold.limiter.writeUnits };
+      units[w.id] = { cold: { readUnits, writeUnits }, steady, limiter };
       const expected = ours.calls.join("\n");
       for (const variant of variantsOf(w).filter((v) => v !== "ours")) {
         const seen = (await through(variant, w, 1)).calls.join("\n");

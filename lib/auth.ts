@@ -14,6 +14,8 @@ import { errors } from "./errors.ts";
 import type { KeyStage } from "./keyFormat.ts";
 import { keyVerdict } from "./keyFormat.ts";
 import type { Scope } from "./scopes.ts";
+import type { RateLimit } from "./rateLimit/policy.ts";
+import { parseRateLimit } from "./rateLimit/policy.ts";
 import type { ApiKeyRecord } from "./repositories/apiKeys.ts";
 import { hashApiKey } from "./repositories/apiKeys.ts";
 
@@ -50,6 +52,8 @@ export interface Principal {
   readonly keyHash: string;
   /** What the key may do (lib/scopes.ts); checked after the rate limit (lib/middleware.ts). */
   readonly scopes: readonly Scope[];
+  /** The key's own rate limit; undefined: the stage's default (lib/rateLimit/). */
+  readonly rateLimit?: RateLimit | undefined;
 }
 
 interface CacheEntry {
@@ -60,6 +64,12 @@ interface CacheEntry {
 const maxCacheEntries = 10_000;
 /** Unknown keys are remembered briefly, so a flood of bad keys does not become a flood of reads. */
 const negativeCacheMs = 5_000;
+
+function ownRateLimit(record: ApiKeyRecord): RateLimit | undefined {
+  if (record.rate === undefined || record.burst === undefined) return undefined;
+  const limit = parseRateLimit(record.rate, record.burst);
+  return typeof limit === "string" ? undefined : limit;
+}
 
 export class ApiKeyVerifier implements Authenticator {
   readonly #keys: KeyLookup;
@@ -84,7 +94,12 @@ export class ApiKeyVerifier implements Authenticator {
     const keyHash = hashApiKey(credentials.token);
     const record = await this.#lookup(keyHash, deadline);
     if (!record || !this.#usable(record)) throw errors.keyNotAccepted();
-    return { keyId: record.keyId, keyHash, scopes: record.scopes };
+    return {
+      keyId: record.keyId,
+      keyHash,
+      scopes: record.scopes,
+      rateLimit: ownRateLimit(record),
+    };
   }
 
   #usable(record: ApiKeyRecord): boolean {

@@ -3,6 +3,9 @@
  * or malformed setting fails the Lambda init (or the local server start) with a message naming
  * the variable, instead of failing the first request that happens to need it.
  */
+import type { RateLimit } from "./rateLimit/policy.ts";
+import { parseRateLimit } from "./rateLimit/policy.ts";
+
 export interface ServiceConfig {
   /** The deployment stage (infra/template.yaml sets STAGE); "local" when unset. */
   readonly stage: string;
@@ -19,6 +22,12 @@ export interface ServiceConfig {
   readonly petsDeprecatedAt: Date;
   /** When GET /v1/pets/{petId} goes away (RFC 8594 `Sunset`); unset means no Sunset header. */
   readonly petsSunsetAt: Date | undefined;
+  /**
+   * The rate limit of every key without one of its own (RATE_LIMIT `<n>/s` or `<n>/min`,
+   * RATE_LIMIT_BURST; the template's DefaultRateLimit and DefaultRateLimitBurst). Unset, as
+   * locally: 100/s with a burst of 200, the local default.
+   */
+  readonly defaultRateLimit: RateLimit;
 }
 
 export class ConfigError extends Error {
@@ -37,7 +46,18 @@ export function readConfig(env: Env): ServiceConfig {
     storeAttemptTimeoutMs: integer(env, "STORE_ATTEMPT_TIMEOUT_MS", 2000, 50, 29_000),
     petsDeprecatedAt: date(env, "PETS_DEPRECATED_AT") ?? new Date("2026-01-01T00:00:00Z"),
     petsSunsetAt: date(env, "PETS_SUNSET_AT"),
+    defaultRateLimit: rateLimit(env),
   };
+}
+
+export const localDefaultRateLimit = { rate: "100/s", burst: 200 } as const;
+
+function rateLimit(env: Env): RateLimit {
+  const rate = env.RATE_LIMIT?.trim() || localDefaultRateLimit.rate;
+  const burst = env.RATE_LIMIT_BURST?.trim() || String(localDefaultRateLimit.burst);
+  const limit = parseRateLimit(rate, burst);
+  if (typeof limit === "string") throw new ConfigError(`RATE_LIMIT / RATE_LIMIT_BURST: ${limit}`);
+  return limit;
 }
 
 function required(env: Env, name: string): string {

@@ -18,12 +18,17 @@ import { RequestLogger, stdoutSink } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import { createMetrics } from "./metrics.ts";
 import { ApiKeyStore } from "./repositories/apiKeys.ts";
+import { RateLimitBucketStore } from "./repositories/rateLimitBuckets.ts";
+import type { RateLimiting } from "./rateLimit/limiter.ts";
+import { RateLimiter } from "./rateLimit/limiter.ts";
 
 /** The envelope of every operation (lib/middleware.ts): what a handler sees of the shared parts. */
 export interface ServiceDeps {
   readonly config: ServiceConfig;
   readonly now: Clock;
   readonly verifier: Authenticator;
+  /** The container's share of every key's rate limit: one per container, so built here, once. */
+  readonly limiter: RateLimiting;
   readonly logger: RequestLog;
   readonly metrics: ServiceMetrics;
 }
@@ -65,11 +70,23 @@ export function createServiceParts(options: DepsOptions): ServiceParts {
     },
   });
   const keys = new ApiKeyStore(db, config.tableName, now);
+  // The rate limit's buckets on a client of their own, without the store metrics: a bucket out
+  // of reach admits the request (RateLimitFailOpen), it is not the request's 503
+  // (StoreUnavailable). Its first call opens one more keep-alive connection.
+  const bucketDb = new DynamoDb({
+    region: config.region,
+    endpoint: config.dynamoEndpoint,
+    credentials: environmentCredentials(env),
+    attemptTimeoutMs: config.storeAttemptTimeoutMs,
+    now,
+  });
+  const buckets = new RateLimitBucketStore(bucketDb, config.tableName);
   return {
     config,
     now,
     db,
     verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs, keyStageOf(config.stage)),
+    limiter: new RateLimiter({ buckets, now }),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),
     metrics,
   };

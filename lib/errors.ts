@@ -16,6 +16,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "idempotency_key_reused"
+  | "rate_limited"
   | "response_too_large"
   | "internal_error"
   | "not_implemented"
@@ -112,6 +113,13 @@ export const errors = {
       422,
       "idempotency_key_reused",
       "this Idempotency-Key was already used with a different request body",
+    ),
+  rateLimited: (retryAfterSeconds: number): ApiError =>
+    new ApiError(
+      429,
+      "rate_limited",
+      "this API key has used its rate limit; retry after the delay in the Retry-After header",
+      { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     ),
   responseTooLarge: (): ApiError =>
     new ApiError(

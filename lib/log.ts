@@ -17,6 +17,8 @@ export interface RequestLogLine {
   readonly code?: string | undefined;
   readonly keyId?: string | undefined;
   readonly replayed?: boolean | undefined;
+  /** The key's rate limit could not be checked and the request was admitted: why. */
+  readonly rateLimitFailedOpen?: string | undefined;
   /** Only for 500 and 503: what went wrong, for the operator. Never sent to the client. */
   readonly detail?: string | undefined;
 }
@@ -41,7 +43,12 @@ export class RequestLogger implements RequestLog {
   }
 
   write(entry: RequestLogLine): void {
-    const level = entry.detail !== undefined ? "ERROR" : entry.status >= 400 ? "WARN" : "INFO";
+    const level =
+      entry.detail !== undefined
+        ? "ERROR"
+        : entry.status >= 400 || entry.rateLimitFailedOpen !== undefined
+          ? "WARN"
+          : "INFO";
     this.#sink(JSON.stringify({ time: new Date(this.#now()).toISOString(), level, ...entry }));
   }
 }

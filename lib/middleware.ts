@@ -1,7 +1,8 @@
 /**
  * The middy middlewares every function shares, in the order the contract checks a request:
- * metrics, log and error shaping wrap everything; then authentication; handlers return a `Reply`
- * and the response middleware writes it. Request bodies: lib/http/jsonBody.ts.
+ * metrics, log and error shaping wrap everything; then authentication, then the key's rate limit
+ * (lib/rateLimit/); handlers return a `Reply` and the response middleware writes it. Request
+ * bodies: lib/http/jsonBody.ts.
  */
 import type { MiddlewareObj, MiddyfiedHandler, Request } from "@middy/core";
 import type { Context } from "aws-lambda";
@@ -10,6 +11,7 @@ import { parseAuthorization } from "./auth.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { ApiError } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { toErrorResponse } from "./http/errorResponse.ts";
 import type { HttpEvent, HttpResponse, Reply } from "./http/message.ts";
 import { header } from "./http/message.ts";
@@ -19,7 +21,9 @@ import type { RequestLog } from "./log.ts";
 import { describeFailure } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import type { Scope } from "./scopes.ts";
-import { errors } from "./errors.ts";
+import { policyField, rateLimitField } from "./rateLimit/headers.ts";
+import type { Admission, RateLimiting } from "./rateLimit/limiter.ts";
+import type { RateLimit } from "./rateLimit/policy.ts";
 
 export interface ServiceContext extends Context {
   principal?: Principal;
@@ -27,6 +31,8 @@ export interface ServiceContext extends Context {
   replayed?: boolean;
   /** The error this request answered with, for the log line. */
   apiError?: ApiError;
+  /** The key's rate limit as this request found it (set for every request with a valid key). */
+  rateLimit?: Admission;
 }
 
 /** A handler's Reply until the response middleware has written it as an HttpResponse. */
@@ -99,6 +105,7 @@ export function requestLog(logger: RequestLog, now: Clock): ServiceMiddleware {
       code: failure?.code,
       keyId: request.context.principal?.keyId,
       replayed: request.context.replayed,
+      rateLimitFailedOpen: failedOpen(request.context.rateLimit),
       detail: isFault(status) && request.error ? describeFailure(request.error) : undefined,
     });
   };
@@ -109,6 +116,13 @@ export function requestLog(logger: RequestLog, now: Clock): ServiceMiddleware {
     after: write,
     onError: write,
   };
+}
+
+function failedOpen(admission: Admission | undefined): string | undefined {
+  if (!admission?.failedOpen) return undefined;
+  const { cause } = admission;
+  if (cause === undefined) return "the store failed less than a second ago; not asked again yet";
+  return cause instanceof Error ? `${cause.name}: ${cause.message}` : "the store failed";
 }
 
 /** 500 and 503 are the service's own failures; their cause belongs in the log. */
@@ -186,21 +200,70 @@ export function requireScope(scope: Scope): ServiceMiddleware {
 }
 
 /**
- * Metrics, log, request id, error shaping, response writing and authentication: the envelope of
- * every operation.
+ * Counts a request with a valid key against the key's rate limit (its own, else the stage's
+ * default): right after authentication, before scope and body (the contract's order). Over the
+ * limit: 429, and nothing after this runs. A bucket out of reach admits (fail open), counted.
+ */
+export function rateLimit(
+  limiter: RateLimiting,
+  defaultLimit: RateLimit,
+  metrics: Pick<ServiceMetrics, "rateLimited" | "rateLimitFailOpen">,
+  now: Clock,
+): ServiceMiddleware {
+  return {
+    before: async (request) => {
+      const { principal } = request.context;
+      if (!principal) return;
+      const admission = await limiter.admit(
+        principal.keyId,
+        principal.rateLimit ?? defaultLimit,
+        deadlineOf(request.context, now),
+      );
+      request.context.rateLimit = admission;
+      if (admission.failedOpen) metrics.rateLimitFailOpen();
+      if (admission.admitted) return;
+      metrics.rateLimited();
+      throw errors.rateLimited(admission.retryAfterSeconds);
+    },
+  };
+}
+
+/**
+ * `RateLimit-Policy` and `RateLimit` (lib/rateLimit/headers.ts) on every answer to a request with
+ * a valid key, its errors and 429s included. Used before errorResponse and respond, so that it
+ * runs after both have written the answer.
+ */
+export function rateLimitHeaders(): ServiceMiddleware {
+  const write = (request: ServiceRequest): void => {
+    const admission = request.context.rateLimit;
+    const response = request.response;
+    if (!admission || !isHttpResponse(response)) return;
+    response.headers["ratelimit-policy"] = policyField(admission.limit);
+    response.headers.ratelimit = rateLimitField(admission.remaining, admission.resetSeconds);
+  };
+  return { after: write, onError: write };
+}
+
+/**
+ * Metrics, log, request id, error shaping, response writing, authentication and the rate limit:
+ * the envelope of every operation. A handler's scope (requireScope) comes right after it.
  */
 export function authenticatedService(deps: {
   readonly logger: RequestLog;
   readonly now: Clock;
   readonly verifier: Authenticator;
+  readonly limiter: RateLimiting;
+  readonly config: { readonly defaultRateLimit: RateLimit };
   readonly metrics: ServiceMetrics;
 }): ServiceMiddleware[] {
   return [
     deps.metrics.middleware(),
     requestLog(deps.logger, deps.now),
     requestIdHeader(),
+    rateLimitHeaders(),
     errorResponse(deps.metrics),
     respond(),
     authorize(deps.verifier, deps.now),
+    rateLimit(deps.limiter, deps.config.defaultRateLimit, deps.metrics, deps.now),
   ];
 }

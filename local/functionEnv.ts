@@ -22,3 +22,10 @@ export function localFunctionEnv(
     DYNAMODB_ENDPOINT: dynamoEndpoint,
   };
 }
+
+/**
+ * A rate limit no local workload reaches, for the project's own tools (load, bench, tests) that
+ * measure the service rather than its limit: they set it explicitly, so that nothing of theirs is
+ * throttled by accident. `npm start`'s key gets the local default instead (lib/config.ts).
+ */
+export const unthrottled = { RATE_LIMIT: "1000000/s", RATE_LIMIT_BURST: "4000000" } as const;

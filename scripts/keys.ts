@@ -5,7 +5,8 @@
  * with who made it and when (`history`). Every mistake ends in one line saying what to do, exit
  * 2 (usage) or 1.
  *
- *   npm run keys -- create --label "partner-a" [--scope categories:read] [--expires 2027-06-30] [--stage staging]
+ *   npm run keys -- create --label "partner-a" [--scope categories:read] [--expires 2027-06-30] [--rate 50/s --burst 100] [--stage staging]
+ *   npm run keys -- update key_0123abcd4567 --rate 600/min --burst 50 [--stage production]
  *   npm run keys -- list [--stage production]
  *   npm run keys -- update key_0123abcd4567 --scope categories:read,categories:write
  *   npm run keys -- rotate key_0123abcd4567 [--grace 24h]
@@ -23,6 +24,8 @@ import { maxGraceMs } from "../lib/repositories/apiKeys.ts";
 import type { KeyEvent, KeyEventKind } from "../lib/repositories/keyEvents.ts";
 import type { Scope } from "../lib/scopes.ts";
 import { allScopes, isScope, scopeText } from "../lib/scopes.ts";
+import { describeRateLimit, parseRateLimit } from "../lib/rateLimit/policy.ts";
+import type { KeyRateLimit } from "../lib/repositories/apiKeys.ts";
 import type { Target } from "./keyTargets.ts";
 import {
   explainStageFailure,
@@ -35,10 +38,12 @@ import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
 const usage = `usage: npm run keys -- <command> [--stage local|${stages.join("|")}]
-  create [--label NAME] [--scope SCOPE]… [--expires ISO-DATE]
-                                  issue a key (printed once); both scopes unless --scope names fewer
+  create [--label NAME] [--scope SCOPE]… [--expires ISO-DATE] [--rate N/s|N/min --burst N]
+                                  issue a key (printed once); both scopes unless --scope names
+                                  fewer; the stage's default rate limit unless --rate is given
   list                            list keys (never the keys themselves)
-  update <keyId> --scope SCOPE…   change a key's scopes in place (everywhere within 60 s)
+  update <keyId> [--scope SCOPE…] [--rate N/s|N/min --burst N]
+                                  change a key's scopes or rate limit in place (within 60 s)
   rotate <keyId> [--grace 24h]    a new key like the old one; the old one expires after the grace
                                   (s, m, h or d; default 24h, at most 7d)
   revoke <keyId>                  revoke a key (refused within 60 s)
@@ -60,6 +65,7 @@ interface Request {
   readonly expiresAt: Date | undefined;
   readonly scopes: readonly Scope[] | undefined;
   readonly graceMs: number;
+  readonly rateLimit: KeyRateLimit | undefined;
 }
 
 function parse(argv: string[]): Request | "help" {
@@ -72,6 +78,8 @@ function parse(argv: string[]): Request | "help" {
       expires: { type: "string" },
       scope: { type: "string", multiple: true },
       grace: { type: "string" },
+      rate: { type: "string" },
+      burst: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -90,8 +98,13 @@ function parse(argv: string[]): Request | "help" {
   const scopes = values.scope && scopesOf(values.scope);
   if (scopes && command !== "create" && command !== "update")
     throw new UsageError("--scope goes with create or update");
-  if (command === "update" && !scopes)
-    throw new UsageError("update needs what to change: --scope SCOPE (repeat for more)");
+  const rateLimit = rateLimitOf(values.rate, values.burst);
+  if (command === "update" && !scopes && !rateLimit)
+    throw new UsageError(
+      "update needs what to change: --scope SCOPE (repeat for more), or --rate N/s|N/min and --burst N",
+    );
+  if (rateLimit && command !== "create" && command !== "update")
+    throw new UsageError("--rate and --burst go with create or update");
   if (values.grace !== undefined && command !== "rotate")
     throw new UsageError("--grace goes with rotate");
   const stage = values.stage;
@@ -104,6 +117,7 @@ function parse(argv: string[]): Request | "help" {
     label: values.label,
     expiresAt: expiry(values.expires),
     scopes,
+    rateLimit,
     graceMs: values.grace === undefined ? defaultGraceMs : grace(values.grace),
   };
 }
@@ -133,6 +147,29 @@ function grace(text: string): number {
   return ms;
 }
 
+/** Both or neither: a rate without a burst (or the reverse) is a mistake, not a half limit. */
+function rateLimitOf(
+  rate: string | undefined,
+  burst: string | undefined,
+): KeyRateLimit | undefined {
+  if (rate === undefined && burst === undefined) return undefined;
+  if (rate === undefined || burst === undefined)
+    throw new UsageError("--rate and --burst go together, e.g. --rate 50/s --burst 100");
+  const limit = parseRateLimit(rate, burst);
+  if (typeof limit === "string") throw new UsageError(limit);
+  return { rate: limit.rate, burst: limit.burst };
+}
+
+function limitOf(record: ApiKeyRecord): string {
+  const limit =
+    record.rate !== undefined && record.burst !== undefined
+      ? parseRateLimit(record.rate, record.burst)
+      : undefined;
+  return limit === undefined || typeof limit === "string"
+    ? "rate limit: stage default"
+    : `rate limit: ${describeRateLimit(limit)}`;
+}
+
 function expiry(text: string | undefined): Date | undefined {
   if (text === undefined) return undefined;
   const date = new Date(text);
@@ -155,6 +192,7 @@ function show(record: ApiKeyRecord): string {
     `created ${record.createdAt}`,
     `scopes ${scopeText(record.scopes) || "(none)"}`,
     record.expiresAt ? `expires ${record.expiresAt}` : "no expiry",
+    limitOf(record),
     state,
   ].join("  ");
 }
@@ -182,6 +220,7 @@ async function run(request: Request, target: Target): Promise<number> {
         request.expiresAt,
         deadline,
         undefined,
+        request.rateLimit,
         { scopes: request.scopes, stage: target.keyStage },
       );
       await audit(
@@ -196,9 +235,15 @@ async function run(request: Request, target: Target): Promise<number> {
     }
     case "update": {
       const keyId = request.keyId ?? "";
+      const limit = request.rateLimit;
+      if (limit && !(await keys.setRateLimit(keyId, limit, deadline))) return missing(keyId);
       const record = await keys.update(keyId, { scopes: request.scopes }, deadline);
       if (!record) return missing(keyId);
-      await audit("update", keyId, `scopes ${scopeText(record.scopes)}`);
+      const changed = [
+        ...(request.scopes ? [`scopes ${scopeText(record.scopes)}`] : []),
+        ...(limit ? [`rate limit ${limit.rate}, burst ${limit.burst}`] : []),
+      ];
+      await audit("update", keyId, changed.join("; "));
       console.log(show(record));
       console.log(`updated ${keyId}; in effect everywhere within 60 s`);
       return 0;

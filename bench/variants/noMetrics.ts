@@ -7,6 +7,7 @@ export function createMetrics(): ServiceMetrics {
   return {
     ...{ categoryCreated: nothing, idempotentReplay: nothing, error: nothing, flush: nothing },
     ...{ storeRetry: nothing, storeUnavailable: nothing, listSize: nothing },
+    ...{ rateLimited: nothing, rateLimitFailOpen: nothing },
     middleware: () => ({ after: nothing }),
   };
 }

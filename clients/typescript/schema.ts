@@ -128,7 +128,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_body" | "invalid_idempotency_key" | "unauthorized" | "insufficient_scope" | "gone" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "response_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "bad_request" | "request_timeout" | "request_header_fields_too_large";
+            code: "invalid_json" | "invalid_body" | "invalid_idempotency_key" | "unauthorized" | "insufficient_scope" | "gone" | "not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "response_too_large" | "internal_error" | "not_implemented" | "service_unavailable" | "bad_request" | "request_timeout" | "request_header_fields_too_large";
             /** @description Human-readable description of the error, to help a person fix the request. */
             message: string;
             /** @description The HTTP status code of the response. */
@@ -166,6 +166,8 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                 "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -251,6 +253,8 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                 "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -272,6 +276,8 @@ export interface components {
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                 "Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -292,6 +298,8 @@ export interface components {
                 "Cache-Control": components["headers"]["ServiceCacheControl"];
                 "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
                 "Request-Id": components["headers"]["ServiceRequestId"];
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -313,6 +321,8 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                 "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -330,6 +340,8 @@ export interface components {
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                 "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -351,6 +363,8 @@ export interface components {
                 "Cache-Control": components["headers"]["ServiceCacheControl"];
                 "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
                 "Request-Id": components["headers"]["ServiceRequestId"];
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -375,6 +389,8 @@ export interface components {
                 "Request-Id": components["headers"]["ServiceRequestId"];
                 /** @description Seconds to wait before retrying; on the service's 503, absent on API Gateway's. */
                 "Retry-After"?: number;
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -428,20 +444,39 @@ export interface components {
             };
         };
         /**
-         * @description API Gateway's own answer (a `GatewayMessage`): the stage's request rate or burst limit is
-         *     exceeded. Retry with exponential backoff and jitter.
+         * @description The service's `rate_limited`: the API key has used its rate limit (a token bucket per key,
+         *     `RateLimit-Policy`); retry after the delay in `Retry-After` (whole seconds, at least 1).
+         *     Nothing was done for the request. Or API Gateway's own answer (a `GatewayMessage`, no
+         *     `Retry-After`) when the whole stage's request rate or burst limit is exceeded; retry with
+         *     exponential backoff and jitter.
          */
         TooManyRequests: {
             headers: {
+                "Cache-Control": components["headers"]["ServiceCacheControl"];
+                "X-Content-Type-Options": components["headers"]["ServiceXContentTypeOptions"];
+                /**
+                 * @description Seconds to wait before retrying (at least 1); on the service's 429, absent on API
+                 *     Gateway's.
+                 */
+                "Retry-After"?: number;
+                "RateLimit-Policy": components["headers"]["ServiceRateLimitPolicy"];
+                RateLimit: components["headers"]["ServiceRateLimit"];
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
-                 *       "message": "Too Many Requests"
+                 *       "code": "rate_limited",
+                 *       "message": "this API key has used its rate limit; retry after the delay in the Retry-After header",
+                 *       "status": 429
                  *     }
                  */
-                "application/json": components["schemas"]["GatewayMessage"];
+                "application/json": (components["schemas"]["Error"] & {
+                    /** @constant */
+                    code?: "rate_limited";
+                    /** @constant */
+                    status?: 429;
+                }) | components["schemas"]["GatewayMessage"];
             };
         };
         /** @description API Gateway's own answer (a `GatewayMessage`) when the integration timed out. */
@@ -540,6 +575,31 @@ export interface components {
          */
         Stability: "beta" | "experimental";
         /**
+         * @description The API key's rate limit (draft-ietf-httpapi-ratelimit-headers, an RFC 9651 Structured
+         *     Field): `"default";q=<burst>;w=<seconds>`, a token bucket of `q` requests that refills
+         *     from empty in `w` seconds. On every answer the service gives to a request with a valid
+         *     key; absent on 401s and on API Gateway's own answers.
+         */
+        RateLimitPolicy: string;
+        /**
+         * @description What is left of the key's rate limit after this request (draft-ietf-httpapi-ratelimit-headers,
+         *     an RFC 9651 Structured Field): `"default";r=<remaining>;t=<seconds>`, `r` requests left
+         *     now and `t` seconds until the whole burst is available again (on a 429: until the next
+         *     request may be admitted). An estimate: the limit is shared by every server of the stage.
+         */
+        RateLimit: string;
+        /**
+         * @description `RateLimit-Policy` (above) on the service's answers to a request with a valid key; absent
+         *     when the key was not checked (the local server's own 400, 408 and 431) and on API
+         *     Gateway's own answers.
+         */
+        ServiceRateLimitPolicy: string;
+        /**
+         * @description `RateLimit` (above) on the service's answers to a request with a valid key; absent when
+         *     the key was not checked and on API Gateway's own answers.
+         */
+        ServiceRateLimit: string;
+        /**
          * @description `no-store` on the service's answers; API Gateway's own answers of the same status
          *     carry none.
          */
@@ -581,6 +641,8 @@ export interface operations {
                     "Request-Id": components["headers"]["RequestId"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     Vary: components["headers"]["Vary"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -610,6 +672,8 @@ export interface operations {
                     "Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ListETag"];
                     Vary: components["headers"]["Vary"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -668,6 +732,8 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Content-Encoding": components["headers"]["ContentEncoding"];
                     Vary: components["headers"]["Vary"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -740,6 +806,8 @@ export interface operations {
                     "Request-Id": components["headers"]["RequestId"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -771,6 +839,8 @@ export interface operations {
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     "Request-Id": components["headers"]["RequestId"];
                     Stability: components["headers"]["Stability"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -13,6 +13,8 @@ import {
   errorResponse,
   isHttpResponse,
   requestIdHeader,
+  rateLimit,
+  rateLimitHeaders,
   requestLog,
 } from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
@@ -29,6 +31,7 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
     .use(requestLog(deps.logger, deps.now))
     .use(requestIdHeader())
     .use(routeHeaders(deps))
+    .use(rateLimitHeaders())
     .use(errorResponse(deps.metrics))
     .before((request) => {
       if (request.event.routeKey !== "$default") return;
@@ -39,6 +42,7 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
         : errors.methodNotAllowed(decision.path, decision.allow);
     })
     .use(authorize(deps.verifier, deps.now))
+    .use(rateLimit(deps.limiter, deps.config.defaultRateLimit, deps.metrics, deps.now))
     .handler<HttpEvent, HttpResponse>((event) => {
       if (event.routeKey === petsRoute) {
         const { petsSunsetAt } = deps.config;

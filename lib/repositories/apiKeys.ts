@@ -12,7 +12,7 @@ import type { KeyStage } from "../keyFormat.ts";
 import { generateKey } from "../keyFormat.ts";
 import type { Scope } from "../scopes.ts";
 import { allScopes, scopeText, storedScopes } from "../scopes.ts";
-import { text, toItem } from "../table/item.ts";
+import { num, text, toItem } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
 
@@ -27,6 +27,15 @@ export interface ApiKeyRecord {
   readonly scopes: readonly Scope[];
   /** For a key issued by a rotation: the id of the key it replaces. */
   readonly rotatedFrom?: string | undefined;
+  /** The key's own rate limit ("50/s", "600/min") and burst; unset: the stage's default. */
+  readonly rate?: string | undefined;
+  readonly burst?: number | undefined;
+}
+
+/** A key's own rate limit as stored (lib/rateLimit/policy.ts parses and checks it). */
+export interface KeyRateLimit {
+  readonly rate: string;
+  readonly burst: number;
 }
 
 export interface IssueOptions {
@@ -66,6 +75,7 @@ export interface ApiKeyRepository {
     expiresAt: Date | undefined,
     deadline: number,
     apiKey?: string,
+    rateLimit?: KeyRateLimit,
     options?: IssueOptions,
   ): Promise<IssuedKey>;
   /** Every key record, oldest first. */
@@ -83,6 +93,8 @@ export interface ApiKeyRepository {
     deadline: number,
     stage?: KeyStage,
   ): Promise<Rotation | undefined>;
+  /** Sets the key's own rate limit; false when no key has that id. */
+  setRateLimit(keyId: string, rateLimit: KeyRateLimit, deadline: number): Promise<boolean>;
 }
 
 /** A new key of the contract's format for `stage` (lib/keyFormat.ts). */
@@ -113,6 +125,7 @@ export class ApiKeyStore implements ApiKeyRepository {
     expiresAt: Date | undefined,
     deadline: number,
     apiKey?: string,
+    rateLimit?: KeyRateLimit,
     options: IssueOptions = {},
   ): Promise<IssuedKey> {
     const key = apiKey ?? generateApiKey(options.stage);
@@ -122,6 +135,8 @@ export class ApiKeyStore implements ApiKeyRepository {
       createdAt: new Date(this.#now()).toISOString(),
       expiresAt: expiresAt?.toISOString(),
       scopes: options.scopes ?? allScopes,
+      rate: rateLimit?.rate,
+      burst: rateLimit?.burst,
     };
     await this.#table.put(keys.apiKey(hashApiKey(key)), toFields(record), deadline);
     return { apiKey: key, record };
@@ -215,6 +230,20 @@ export class ApiKeyStore implements ApiKeyRepository {
     };
   }
 
+  async setRateLimit(keyId: string, rateLimit: KeyRateLimit, deadline: number): Promise<boolean> {
+    const keyHash = await this.#hashOf(keyId, deadline);
+    if (keyHash === undefined) return false;
+    await this.#table.update(
+      keys.apiKey(keyHash),
+      {
+        text: "SET rate = :rate, burst = :burst",
+        values: { ":rate": rateLimit.rate, ":burst": rateLimit.burst },
+      },
+      deadline,
+    );
+    return true;
+  }
+
   /** The stored hash (sort key) of the key with this id, reading pages only until it is found. */
   async #hashOf(keyId: string, deadline: number): Promise<string | undefined> {
     const item = await this.#itemOf(keyId, deadline);
@@ -244,7 +273,7 @@ function newKeyId(): string {
   return `key_${randomBytes(6).toString("hex")}`;
 }
 
-function toFields(record: ApiKeyRecord): Record<string, string | undefined> {
+function toFields(record: ApiKeyRecord): Record<string, string | number | undefined> {
   return { ...record, scopes: scopeText(record.scopes) };
 }
 
@@ -268,5 +297,7 @@ function toRecord(item: Item): ApiKeyRecord {
     revokedAt: text(item, "revokedAt"),
     scopes: storedScopes(text(item, "scopes")),
     rotatedFrom: text(item, "rotatedFrom"),
+    rate: text(item, "rate"),
+    burst: num(item, "burst"),
   };
 }

@@ -9,6 +9,7 @@
  *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
  *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   the Idempotency-Key                fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
  *   key event     "KEYEVENT"                          ISO time, "#", keyId, "#", random  event S, keyId S, who S, at S, detail S?
+ *   rate bucket   "RATELIMIT#<keyId>"                 "bucket"                           tat N (epoch ms the bucket is full again), ttl N
  *
  * All categories share one partition so a single Query reads them in id order (16 digits hold
  * every safe integer). Withdrawals sort just below the counter in its partition ("cat#" < "cate"),
@@ -17,6 +18,8 @@
  * API key by their partition, and DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
  * Key events (the operator's audit trail: create, rotate, update, revoke) share one partition in
  * time order; only the operator's command writes or reads them, never a function.
+ * A key's rate limit bucket (lib/repositories/rateLimitBuckets.ts) has a partition of its own, so
+ * one key's writes never heat another's; its `ttl` removes it once it would be full again anyway.
  *
  * A new item type gets a partition (or partition prefix) and a key function here, and nothing
  * else in the table layer changes; IAM's `dynamodb:LeadingKeys` conditions match these prefixes.
@@ -32,6 +35,7 @@ export const partitions = {
   apiKey: "APIKEY",
   keyEvent: "KEYEVENT",
   idempotency: (scope: string): string => `IDEMPOTENCY#${scope}`,
+  rateLimit: (keyId: string): string => `RATELIMIT#${keyId}`,
 } as const;
 
 /** Zero-padded, so string order of sort keys is id order. */
@@ -72,4 +76,5 @@ export const keys = {
     pk: partitions.idempotency(scope),
     sk: idempotencyKey,
   }),
+  rateLimitBucket: (keyId: string): Key => ({ pk: partitions.rateLimit(keyId), sk: "bucket" }),
 };

@@ -17,7 +17,12 @@ import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
+import {
+  localFunctionEnv,
+  sampleApiKey,
+  sampleKeyLabel,
+  unthrottled,
+} from "../../local/functionEnv.ts";
 import { projectRoot } from "../../local/template.ts";
 import { divertEmfLines } from "../support/emf.ts";
 
@@ -99,7 +104,7 @@ export function useHarness(): Harness {
       wire({
         operation: "test",
         ...options,
-        env: { ...localFunctionEnv(started().endpoint, tableName), ...extraEnv },
+        env: { ...localFunctionEnv(started().endpoint, tableName), ...unthrottled, ...extraEnv },
         sink: (line) => {
           logLines.push(line);
         },

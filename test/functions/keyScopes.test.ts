@@ -34,9 +34,8 @@ async function keyWith(scopes: readonly Scope[]): Promise<string> {
     undefined,
     soon(),
     undefined,
-    {
-      scopes,
-    },
+    undefined,
+    { scopes },
   );
   return issued.apiKey;
 }

@@ -14,6 +14,7 @@ describe("configuration is read once and fails fast, naming the variable", () =>
       storeAttemptTimeoutMs: 2000,
       petsDeprecatedAt: new Date("2026-01-01T00:00:00Z"),
       petsSunsetAt: undefined,
+      defaultRateLimit: { rate: "100/s", perSecond: 100, burst: 200 },
     });
   });
 
@@ -27,6 +28,8 @@ describe("configuration is read once and fails fast, naming the variable", () =>
     ],
     [{ ...minimal, STORE_ATTEMPT_TIMEOUT_MS: "fast" }, /STORE_ATTEMPT_TIMEOUT_MS/],
     [{ ...minimal, PETS_SUNSET_AT: "someday" }, /PETS_SUNSET_AT must be an ISO 8601 date/],
+    [{ ...minimal, RATE_LIMIT: "50/hour" }, /RATE_LIMIT .*<n>\/s or <n>\/min/],
+    [{ ...minimal, RATE_LIMIT_BURST: "0" }, /RATE_LIMIT_BURST: the burst must be a whole number/],
   ])("refuses %j", (env, message) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(message);

@@ -67,7 +67,7 @@ describe("during a rotation's grace both keys work; after it only the new one", 
 
 describe("the new key is the old one's twin: label, scopes and rate limit", () => {
   it("copies every setting of the old record, and names the key it replaces", async () => {
-    const old = await keys.issue("partner-b", undefined, soon(), undefined, {
+    const old = await keys.issue("partner-b", undefined, soon(), undefined, undefined, {
       scopes: ["categories:read"],
     });
     // A per-key rate limit, as the rate limiter stores it: copied like any other setting.

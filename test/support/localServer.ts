@@ -1,10 +1,14 @@
 /** The local server (scripts/start.ts in a child process) for tests: see local/serverProcess.ts. */
 import { afterAll, beforeAll } from "vitest";
 import type { RunningServer, ServerOptions } from "../../local/serverProcess.ts";
+import { unthrottled } from "../../local/functionEnv.ts";
 import { spawnLocalServer } from "../../local/serverProcess.ts";
 
 export type { RunningServer, ServerOptions };
-export const startServer = spawnLocalServer;
+
+/** A test's server: a rate limit no test reaches unless the test sets one (RATE_LIMIT…). */
+export const startServer = (options: ServerOptions = {}): Promise<RunningServer> =>
+  spawnLocalServer({ ...options, env: { ...unthrottled, ...options.env } });
 
 /** The local server of a test file, already started; `start()` starts it again after `stop()`. */
 export interface LocalServer extends RunningServer {

@@ -5,12 +5,15 @@
  */
 import type { ObservedResponse } from "./openapi.ts";
 
-/** The headers every answer of the service carries (contract.md). */
+/** The headers every answer of the service carries (contract.md), to a request with a valid key. */
 export const contractHeaders = {
   "content-type": "application/json; charset=utf-8",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "request-id": "Ab3xQhFqDoEEJcw=",
+  // The key's rate limit (lib/rateLimit/): on every answer to a request with a valid key.
+  "ratelimit-policy": '"default";q=100;w=2',
+  ratelimit: '"default";r=99;t=1',
 };
 /** The list's 200 is cacheable but always revalidated, and carries its ETag. */
 export const listHeaders = {

@@ -10,7 +10,7 @@ import { bodyText } from "../../functions/harness.ts";
 import { assertMatchesOpenApi } from "../openapi.ts";
 import type { RecordedCall } from "../recordingDynamoProxy.ts";
 import type { SecurityInvocation } from "../securityHarness.ts";
-import { writeOperations } from "../securityHarness.ts";
+import { isRateLimitLease, writeOperations } from "../securityHarness.ts";
 import { sentText } from "./handlerEvents.ts";
 import {
   expectNoSecretIn,
@@ -76,7 +76,9 @@ export function expectServedSafely(
   expectNoSecretIn(line, secrets);
   expect(JSON.parse(line)).toMatchObject({ status: response.statusCode });
 
-  const writes = invocation.calls.filter((call) => writeOperations.has(call.operation));
+  const writes = invocation.calls.filter(
+    (call) => writeOperations.has(call.operation) && !isRateLimitLease(call),
+  );
   if (response.statusCode !== 201) {
     // Only a repeated Idempotency-Key may try a write before being refused (409 / 422): the
     // conditional claim of the key, which fails because the key is taken.

@@ -1,0 +1,378 @@
+/**
+ * One abuse run (`npm run abuse`): three local servers (scripts/start.ts in child processes, the
+ * bundles that ship) on one embedded store, reached through the store meter (./storeMeter.ts).
+ * One key, limited to 50/s with a burst of 100, floods from many connections spread over
+ * the three servers; a second key lists at 10 requests/s meanwhile. Then the buckets' partition
+ * goes out of reach (an outage of the limiter's store calls only) while both keep asking.
+ *
+ * The flooder mixes the keyed operations: of every ten requests one create (with its own
+ * Idempotency-Key), three lists and six `GET /v1/store/orders` (501, no store call of its own).
+ * "Nothing stored for a 429" is checked in the store itself afterwards: exactly as many
+ * categories, and as many idempotency records of the flooding key, as 201s were answered. (All
+ * creates would measure the emulator, not the limit: on two shared cores an embedded store takes
+ * about 60 creates a second in all, so the flooder could not keep asking faster than its limit.)
+ */
+import { performance } from "node:perf_hooks";
+import { ApiKeyStore, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
+import type { KeyRateLimit } from "../../../lib/repositories/apiKeys.ts";
+import { CategoryStore } from "../../../lib/repositories/categories.ts";
+import { partitions } from "../../../lib/table/schema.ts";
+import { Table } from "../../../lib/table/table.ts";
+import type { StoreEngine } from "../../../local/embeddedDynamo.ts";
+import { ensureTable, localClient, startEmbeddedDynamo } from "../../../local/embeddedDynamo.ts";
+import { localTableName } from "../../../local/localKeys.ts";
+import type { RunningServer } from "../../../local/serverProcess.ts";
+import { spawnLocalServer } from "../../../local/serverProcess.ts";
+import { buildFunctions } from "../../build.ts";
+import type { Answer } from "../httpClient.ts";
+import { agentFor, createCategory, getCategories, send } from "../httpClient.ts";
+import type { Latency } from "../stats.ts";
+import { latencyOf } from "../stats.ts";
+import type { Units } from "./storeMeter.ts";
+import { startStoreMeter } from "./storeMeter.ts";
+
+export const flooderLimit: KeyRateLimit = { rate: "50/s", burst: 100 };
+const flooderPerSecond = 50;
+/** The second key asks 10 times a second, well inside its own limit. */
+export const steadyLimit: KeyRateLimit = { rate: "20/s", burst: 40 };
+const steadyPerSecond = 10;
+const serverCount = 3;
+
+export interface AbuseOptions {
+  /** How long the flood lasts (the issue's run: 30 s). */
+  readonly seconds: number;
+  /** How long the buckets are out of reach afterwards. */
+  readonly outageSeconds: number;
+  /** The flooder's connections, spread over the servers. */
+  readonly connections: number;
+  readonly engine: StoreEngine;
+  /** Build dist/ first (default true; the tests have built it). */
+  readonly build?: boolean;
+  readonly log?: (line: string) => void;
+}
+
+export interface Tally {
+  sent: number;
+  admitted: number;
+  /** Admitted creates (201). */
+  created: number;
+  limited: number;
+  /** Statuses other than 201/200 and 429, by status. */
+  other: Record<string, number>;
+  /** 429s without a whole-second Retry-After of at least 1. */
+  badRetryAfter: number;
+  /** Answers without both RateLimit fields. */
+  missingFields: number;
+  latencyMs: number[];
+}
+
+export interface AbuseReport {
+  readonly ok: boolean;
+  readonly problems: readonly string[];
+  readonly engine: StoreEngine;
+  readonly flood: {
+    readonly seconds: number;
+    readonly admitted: number;
+    readonly limited: number;
+    readonly sent: number;
+    readonly bounds: readonly [number, number];
+    readonly limiterWriteUnits: number;
+    readonly limiterReadUnits: number;
+    readonly limiterRefusedWrites: number;
+    readonly writeUnitsPerAdmitted: number;
+    readonly requestWriteUnitsPerCreate: number;
+  };
+  readonly steady: {
+    readonly sent: number;
+    readonly succeeded: number;
+    readonly latency: Latency;
+  };
+  readonly outage: {
+    readonly seconds: number;
+    readonly sent: number;
+    readonly admitted: number;
+    readonly limited: number;
+    readonly fiveHundreds: number;
+    readonly bucketCallsRefused: number;
+    readonly failOpenMetric: number;
+  };
+  readonly stored: {
+    readonly categories: number;
+    readonly flooderRecords: number;
+    readonly created: number;
+  };
+}
+
+const newTally = (): Tally => ({
+  ...{ sent: 0, admitted: 0, created: 0, limited: 0, other: {} },
+  ...{ badRetryAfter: 0, missingFields: 0 },
+  latencyMs: [],
+});
+
+/** A 201, 200 or 501 (`success`) is admitted; a 429 refused; anything else is a problem. */
+function record(tally: Tally, answer: Answer, started: number, success: number): void {
+  tally.latencyMs.push(performance.now() - started);
+  if (answer.status === 201) tally.created += 1;
+  if (answer.status === success) tally.admitted += 1;
+  else if (answer.status === 429) {
+    tally.limited += 1;
+    const retryAfter = Number(answer.headers["retry-after"]);
+    if (!Number.isInteger(retryAfter) || retryAfter < 1) tally.badRetryAfter += 1;
+  } else tally.other[String(answer.status)] = (tally.other[String(answer.status)] ?? 0) + 1;
+  if (!answer.headers["ratelimit-policy"] || !answer.headers.ratelimit) tally.missingFields += 1;
+}
+
+const snapshot = (units: Units): Units => ({ ...units });
+const minus = (a: Units, b: Units): Units => ({
+  writeUnits: a.writeUnits - b.writeUnits,
+  readUnits: a.readUnits - b.readUnits,
+  calls: a.calls - b.calls,
+  refusedWrites: a.refusedWrites - b.refusedWrites,
+});
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
+  const log = options.log ?? (() => undefined);
+  if (options.build ?? true) await buildFunctions();
+  const dynamo = await startEmbeddedDynamo({ engine: options.engine });
+  const meter = await startStoreMeter(dynamo.endpoint);
+  const db = localClient(dynamo.endpoint);
+  const servers: RunningServer[] = [];
+  try {
+    await ensureTable(db, localTableName);
+    const keys = new ApiKeyStore(db, localTableName);
+    const soon = () => Date.now() + 10_000;
+    const flooder = await keys.issue("abuse-flooder", undefined, soon(), undefined, flooderLimit);
+    const steady = await keys.issue("abuse-steady", undefined, soon(), undefined, steadyLimit);
+    for (let i = 0; i < serverCount; i++) {
+      // Each server's own printed key is unused here; the two keys above carry their limits.
+      servers.push(await spawnLocalServer({ env: { DYNAMODB_ENDPOINT: meter.endpoint } }));
+    }
+    const agents = servers.map((server) => agentFor(server.baseUrl, options.connections + 4));
+    let turn = 0;
+    const next = () => {
+      const index = turn++ % servers.length;
+      return { baseUrl: servers[index]?.baseUrl ?? "", agent: agents[index] };
+    };
+    const runId = Math.random().toString(36).slice(2, 10);
+    let sequence = 0;
+    const hit = async (tally: Tally): Promise<void> => {
+      const { baseUrl, agent } = next();
+      const n = ++sequence;
+      const started = performance.now();
+      const sent = { ...(agent && { agent }), timeoutMs: 30_000 };
+      tally.sent += 1;
+      if (n % 10 === 0) {
+        const answer = await createCategory(
+          baseUrl,
+          flooder.apiKey,
+          { name: `abuse ${runId} ${n}` },
+          { "idempotency-key": `abuse-${runId}-${n}` },
+          sent,
+        );
+        record(tally, answer, started, 201);
+      } else if (n % 10 <= 3) {
+        record(tally, await getCategories(baseUrl, flooder.apiKey, sent), started, 200);
+      } else {
+        const call = { path: "/v1/store/orders", key: flooder.apiKey };
+        record(tally, await send(baseUrl, call, sent), started, 501);
+      }
+    };
+    const flood = async (tally: Tally, until: number, connections: number) => {
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < until) await hit(tally);
+        }),
+      );
+    };
+
+    log(
+      `abuse: ${serverCount} servers on one ${options.engine} store; flooder ${flooderLimit.rate} ` +
+        `burst ${flooderLimit.burst} from ${options.connections} connections for ${options.seconds} s, ` +
+        `a second key (${steadyLimit.rate}) at ${steadyPerSecond}/s, then a ${options.outageSeconds} s outage of the buckets`,
+    );
+    const steadyTally = newTally();
+    const start = performance.now();
+    const floodEnd = start + options.seconds * 1000;
+    const outageStart = floodEnd + 500;
+    const outageEnd = outageStart + options.outageSeconds * 1000;
+    const steadyRequests: Promise<void>[] = [];
+    const steadyLoop = (async () => {
+      for (let k = 0; start + (k * 1000) / steadyPerSecond < outageEnd; k++) {
+        const due = start + (k * 1000) / steadyPerSecond;
+        await sleep(Math.max(0, due - performance.now()));
+        const { baseUrl, agent } = next();
+        const started = performance.now();
+        steadyTally.sent += 1;
+        steadyRequests.push(
+          getCategories(baseUrl, steady.apiKey, {
+            ...(agent && { agent }),
+            timeoutMs: 30_000,
+          }).then((answer) => {
+            record(steadyTally, answer, started, 200);
+          }),
+        );
+      }
+    })();
+
+    const before = { limiter: snapshot(meter.limiter), requests: snapshot(meter.requests) };
+    const floodTally = newTally();
+    await flood(floodTally, floodEnd, options.connections);
+    const floodSeconds = (performance.now() - start) / 1000;
+    const during = {
+      limiter: minus(meter.limiter, before.limiter),
+      requests: minus(meter.requests, before.requests),
+    };
+    log(`abuse: flood done, ${floodTally.admitted} admitted, ${floodTally.limited} refused`);
+
+    await sleep(Math.max(0, outageStart - performance.now()));
+    meter.outage = true;
+    const outageTally = newTally();
+    await flood(outageTally, outageEnd, Math.max(2, Math.floor(options.connections / 6)));
+    meter.outage = false;
+    await steadyLoop;
+    await Promise.all(steadyRequests);
+    for (const agent of agents) agent.destroy();
+    await sleep(300); // the metric lines trail the answers
+
+    const categories = (await new CategoryStore(db, localTableName).list(soon())).length;
+    const flooderRecords = (
+      await new Table(db, localTableName).queryAll(
+        { partition: partitions.idempotency(hashApiKey(flooder.apiKey)), projection: ["sk"] },
+        soon(),
+      )
+    ).length;
+    const failOpenMetric = servers.reduce((sum, server) => sum + failOpens(server.metricLines), 0);
+    return reportOf({
+      options,
+      floodTally,
+      floodSeconds,
+      during,
+      steadyTally,
+      outageTally,
+      bucketCallsRefused: meter.outageAnswers,
+      failOpenMetric,
+      stored: {
+        categories,
+        flooderRecords,
+        created: floodTally.created + outageTally.created,
+      },
+    });
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    db.close();
+    await meter.close();
+    await dynamo.close();
+  }
+}
+
+/** The RateLimitFailOpen counts in a server's EMF lines (lib/metrics.ts). */
+function failOpens(lines: readonly string[]): number {
+  let total = 0;
+  for (const line of lines) {
+    const value = (JSON.parse(line) as { RateLimitFailOpen?: number | number[] }).RateLimitFailOpen;
+    total += Array.isArray(value) ? value.reduce((a, b) => a + b, 0) : (value ?? 0);
+  }
+  return total;
+}
+
+function reportOf(run: {
+  options: AbuseOptions;
+  floodTally: Tally;
+  floodSeconds: number;
+  during: { limiter: Units; requests: Units };
+  steadyTally: Tally;
+  outageTally: Tally;
+  bucketCallsRefused: number;
+  failOpenMetric: number;
+  stored: AbuseReport["stored"];
+}): AbuseReport {
+  const { options, floodTally, floodSeconds, during, steadyTally, outageTally, stored } = run;
+  const problems: string[] = [];
+  const lower = 0.9 * flooderPerSecond * options.seconds;
+  const upper = 1.1 * (flooderPerSecond * floodSeconds + flooderLimit.burst);
+  const admitted = floodTally.admitted;
+  if (admitted < lower || admitted > upper)
+    problems.push(
+      `flooder admitted ${admitted}, outside [${lower.toFixed(0)}, ${upper.toFixed(0)}]`,
+    );
+  const perAdmitted = admitted === 0 ? Infinity : during.limiter.writeUnits / admitted;
+  if (perAdmitted > 0.1)
+    problems.push(`the limiter wrote ${perAdmitted.toFixed(3)} units per admitted request (> 0.1)`);
+  for (const [name, tally] of [
+    ["flood", floodTally],
+    ["second key", steadyTally],
+    ["outage", outageTally],
+  ] as const) {
+    if (Object.keys(tally.other).length > 0)
+      problems.push(`${name}: unexpected answers ${JSON.stringify(tally.other)}`);
+    if (tally.badRetryAfter > 0)
+      problems.push(`${name}: ${tally.badRetryAfter} 429s without a valid Retry-After`);
+    if (tally.missingFields > 0)
+      problems.push(`${name}: ${tally.missingFields} answers without RateLimit fields`);
+  }
+  if (steadyTally.admitted !== steadyTally.sent)
+    problems.push(`second key: ${steadyTally.admitted} of ${steadyTally.sent} succeeded`);
+  if (outageTally.admitted === 0) problems.push("outage: nothing was admitted (no fail open)");
+  if (run.failOpenMetric === 0) problems.push("outage: no RateLimitFailOpen metric was written");
+  if (stored.categories !== stored.created || stored.flooderRecords !== stored.created)
+    problems.push(
+      `stored ${stored.categories} categories and ${stored.flooderRecords} idempotency records for ${stored.created} 201s`,
+    );
+  const fiveHundreds = Object.entries(outageTally.other)
+    .filter(([status]) => Number(status) >= 500)
+    .reduce((sum, [, count]) => sum + count, 0);
+  return {
+    ok: problems.length === 0,
+    problems,
+    engine: options.engine,
+    flood: {
+      seconds: Math.round(floodSeconds * 10) / 10,
+      admitted,
+      limited: floodTally.limited,
+      sent: floodTally.sent,
+      bounds: [Math.ceil(lower), Math.floor(upper)],
+      limiterWriteUnits: during.limiter.writeUnits,
+      limiterReadUnits: during.limiter.readUnits,
+      limiterRefusedWrites: during.limiter.refusedWrites,
+      writeUnitsPerAdmitted: Math.round(perAdmitted * 10_000) / 10_000,
+      requestWriteUnitsPerCreate:
+        floodTally.created === 0
+          ? 0
+          : Math.round((during.requests.writeUnits / floodTally.created) * 100) / 100,
+    },
+    steady: {
+      sent: steadyTally.sent,
+      succeeded: steadyTally.admitted,
+      latency: latencyOf(steadyTally.latencyMs),
+    },
+    outage: {
+      seconds: options.outageSeconds,
+      sent: outageTally.sent,
+      admitted: outageTally.admitted,
+      limited: outageTally.limited,
+      fiveHundreds,
+      bucketCallsRefused: run.bucketCallsRefused,
+      failOpenMetric: run.failOpenMetric,
+    },
+    stored,
+  };
+}
+
+export function formatReport(report: AbuseReport): string {
+  const { flood, steady, outage, stored } = report;
+  return [
+    `store: ${report.engine}`,
+    `flooder (${flooderLimit.rate}, burst ${flooderLimit.burst}): ${flood.admitted} admitted of ${flood.sent} in ${flood.seconds} s ` +
+      `(bounds [${flood.bounds[0]}, ${flood.bounds[1]}]), ${flood.limited} answered 429`,
+    `limiter: ${flood.limiterWriteUnits} write units (${flood.limiterRefusedWrites} of them refused conditions), ` +
+      `${flood.limiterReadUnits} read units: ${flood.writeUnitsPerAdmitted} write units per admitted request ` +
+      `(the creates' own: ${flood.requestWriteUnitsPerCreate} per create)`,
+    `second key (${steadyLimit.rate}) at ${steadyPerSecond}/s: ${steady.succeeded} of ${steady.sent} succeeded, ` +
+      `p50 ${steady.latency.p50} ms, p99 ${steady.latency.p99} ms, max ${steady.latency.max} ms`,
+    `bucket outage (${outage.seconds} s): ${outage.admitted} admitted, ${outage.limited} refused by containers that knew, ` +
+      `${outage.fiveHundreds} 5xx; ${outage.bucketCallsRefused} bucket calls failed; RateLimitFailOpen metric ${outage.failOpenMetric}`,
+    `stored: ${stored.categories} categories and ${stored.flooderRecords} idempotency records for ${stored.created} 201s (nothing for any 429)`,
+    report.ok ? "abuse: all checks passed" : `abuse: FAILED\n  ${report.problems.join("\n  ")}`,
+  ].join("\n");
+}

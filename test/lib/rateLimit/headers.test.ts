@@ -1,0 +1,70 @@
+/**
+ * The hand-written serialisation of RateLimit-Policy and RateLimit (lib/rateLimit/headers.ts),
+ * checked against a Structured Fields library (`structured-headers`, RFC 9651): every field it
+ * writes parses, to exactly the values meant, and serialises back to the same text.
+ */
+import fc from "fast-check";
+import { parseList, serializeList } from "structured-headers";
+import { describe, expect, it } from "vitest";
+import { policyField, rateLimitField } from "../../../lib/rateLimit/headers.ts";
+import { parseRateLimit } from "../../../lib/rateLimit/policy.ts";
+
+function parsed(field: string): { name: unknown; params: Record<string, unknown> } {
+  const list = parseList(field);
+  expect(list).toHaveLength(1);
+  const [value, params] = list[0] as [unknown, Map<string, unknown>];
+  // The library writes the canonical form: the hand-written one must be it.
+  expect(serializeList(list)).toBe(field);
+  return { name: value, params: Object.fromEntries(params) };
+}
+
+describe("RateLimit-Policy: the key's bucket as quota and window", () => {
+  it.each([
+    ["50/s", 100, { q: 100, w: 2 }],
+    ["1/min", 5, { q: 5, w: 300 }],
+    ["600/min", 10, { q: 10, w: 1 }],
+    ["7/s", 10, { q: 10, w: 2 }],
+  ] as const)("%s burst %i", (rate, burst, expected) => {
+    const limit = parseRateLimit(rate, burst);
+    if (typeof limit === "string") throw new Error(limit);
+    expect(parsed(policyField(limit))).toEqual({ name: "default", params: expected });
+  });
+
+  it("any rate and burst an operator may set is a valid field", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 999_999_999 }),
+        fc.constantFrom("s", "min"),
+        fc.integer({ min: 1, max: 1_000_000_000 }),
+        (count, unit, burst) => {
+          const limit = parseRateLimit(`${count}/${unit}`, burst);
+          if (typeof limit === "string") throw new Error(limit);
+          const { params } = parsed(policyField(limit));
+          expect(params.q).toBe(burst);
+          expect(Number.isInteger(params.w) && (params.w as number) >= 1).toBe(true);
+        },
+      ),
+    );
+  });
+});
+
+describe("RateLimit: what is left and when the bucket is full again", () => {
+  it("any remaining count and reset time is a valid field, negatives and fractions as the draft allows", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -10, max: 1e16, noNaN: true }),
+        fc.double({ min: -5, max: 1e7, noNaN: true }),
+        (r, t) => {
+          const { name, params } = parsed(rateLimitField(r, t));
+          expect(name).toBe("default");
+          for (const value of Object.values(params)) {
+            expect(Number.isInteger(value)).toBe(true);
+            expect(value as number).toBeGreaterThanOrEqual(0);
+            expect(value as number).toBeLessThanOrEqual(999_999_999_999_999);
+          }
+        },
+      ),
+    );
+    expect(rateLimitField(42, 1.2)).toBe('"default";r=42;t=2');
+  });
+});
