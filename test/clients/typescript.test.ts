@@ -44,6 +44,7 @@ describe("errors are narrowed by code", () => {
     expectTypeOf(error.code).toEqualTypeOf<
       | "unauthorized"
       | "insufficient_scope"
+      | "rate_limited"
       | "response_too_large"
       | "request_timeout"
       | "request_header_fields_too_large"
