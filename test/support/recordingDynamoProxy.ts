@@ -79,3 +79,14 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
   });
   return Object.assign(proxy, store);
 }
+
+/**
+ * A lease of the key's rate limit tokens (lib/rateLimit/): every request with a valid key counts,
+ * whatever it answers, so a container's first request (and one in a while) leases a block on
+ * the key's own bucket partition. It is not the request's write: those are checked without it.
+ */
+export function isRateLimitLease(call: RecordedCall): boolean {
+  const input = call.input as { Key?: { pk?: { S?: unknown } } } | null;
+  const pk = input?.Key?.pk?.S;
+  return call.operation === "UpdateItem" && typeof pk === "string" && pk.startsWith("RATELIMIT#");
+}

@@ -16,7 +16,9 @@ import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { localFunctionEnv, unthrottled } from "../../local/functionEnv.ts";
 import type { RecordedCall, RecordingProxy } from "./recordingDynamoProxy.ts";
-import { startRecordingProxy } from "./recordingDynamoProxy.ts";
+import { isRateLimitLease, startRecordingProxy } from "./recordingDynamoProxy.ts";
+
+export { isRateLimitLease };
 import { divertEmfLines } from "./emf.ts";
 
 /** Operations that change the table. */
@@ -27,17 +29,6 @@ export const writeOperations = new Set([
   "BatchWriteItem",
   "TransactWriteItems",
 ]);
-
-/**
- * A lease of the key's rate limit tokens (lib/rateLimit/): every request with a valid key counts,
- * whatever it answers, so a container's first request (and one in a while) leases a block on
- * the key's own bucket partition. It is not the request's write: those are checked without it.
- */
-export function isRateLimitLease(call: RecordedCall): boolean {
-  const input = call.input as { Key?: { pk?: { S?: unknown } } } | null;
-  const pk = input?.Key?.pk?.S;
-  return call.operation === "UpdateItem" && typeof pk === "string" && pk.startsWith("RATELIMIT#");
-}
 
 export interface SecurityInvocation {
   readonly response: HttpResponse;
