@@ -66,7 +66,7 @@ describe("npm run load's command line: --help, and the API key never on argv", (
     const run = load(["--base-url", "http://127.0.0.1:9/v1"]);
     expect(run.code).toBe(2);
     expect(run.err.trim()).toBe(
-      "--base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin",
+      "load: --base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin",
     );
   });
 
