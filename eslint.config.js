@@ -12,6 +12,8 @@ export default tseslint.config(
       "node_modules/",
       "coverage/",
       ".bench-tmp/",
+      "reports/",
+      ".stryker-tmp/",
       "clients/typescript/schema.ts",
     ],
   },

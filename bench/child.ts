@@ -47,11 +47,24 @@ async function measure(task: MeasureTask): Promise<MeasureResult> {
   type Handler = (event: unknown, context: unknown) => Promise<Result>;
   const { handler } = (await import(pathToFileURL(task.bundle).href)) as { handler: Handler };
   const importMs = performance.now() - importStart;
+  // The first answer is decoded and checked in full; every later list must be the same answer
+  // (status, coding and body as they are; only its rate-limit headers change). Decoding each
+  // warm answer here (a brotli list of 10,000 is 1 MB of JSON to parse) left its garbage to be
+  // collected inside the next timed call, which a Lambda, whose answers leave the process, never
+  // pays for. Creates are each checked in full (each is a new category).
+  let first: Result | undefined;
+  const same = (a: Result, b: Result) =>
+    a.statusCode === b.statusCode &&
+    a.body === b.body &&
+    a.headers?.["content-encoding"] === b.headers?.["content-encoding"];
   const call = async (): Promise<number> => {
+    const event = structuredClone(task.event);
     const start = performance.now();
-    const result = await handler(structuredClone(task.event), lambdaContext(task.functionName, 10));
+    const result = await handler(event, lambdaContext(task.functionName, 10));
     const ms = performance.now() - start;
-    check(result, task.expect);
+    if ("name" in task.expect || first === undefined) check(result, task.expect);
+    else if (!same(result, first)) throw new Error("wrong answer: a steady list changed");
+    if (!("name" in task.expect)) first ??= result;
     return ms;
   };
   const firstMs = await call();

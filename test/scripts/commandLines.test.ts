@@ -25,6 +25,7 @@ const names = [
   "invoke",
   "keys",
   "load",
+  "mutation",
 ];
 
 /** `npm run <name> -- <args>` without npm: the script's node command, as package.json has it. */

@@ -1,0 +1,249 @@
+/**
+ * `npm run mutation [-- <file>…] [--record]`: mutation testing (StrykerJS, its vitest runner) over
+ * the files of lib/ that decide an answer, or over the ones named. Each mutant is a small change
+ * to the code; a test must fail for it ("killed"), or the change would reach callers unnoticed.
+ * Reports (HTML and JSON) go to reports/mutation/, outside git. With --record, a run over every
+ * deciding file rewrites test/mutation/scores.json, which CI checks (test/mutation/scores.test.ts):
+ * every deciding file there, each at or above the threshold. Exits 1 when a file is below it.
+ *
+ * The suites it runs are vitest.mutation.config.ts's: the in-process ones (see there why).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { projectRoot } from "../local/template.ts";
+import { mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
+
+/** The files of lib/ that decide what is stored and what is answered. */
+export const decidingFiles: readonly string[] = [
+  "lib/category.ts",
+  "lib/auth.ts",
+  "lib/keyFormat.ts",
+  "lib/scopes.ts",
+  "lib/errors.ts",
+  "lib/routes.ts",
+  "lib/middleware.ts",
+  "lib/http/conditional.ts",
+  "lib/http/errorResponse.ts",
+  "lib/http/jsonBody.ts",
+  "lib/http/message.ts",
+  "lib/http/request.ts",
+  "lib/http/response.ts",
+  "lib/rateLimit/headers.ts",
+  "lib/rateLimit/limiter.ts",
+  "lib/rateLimit/policy.ts",
+  "lib/idempotency/creator.ts",
+  "lib/idempotency/record.ts",
+  "lib/repositories/apiKeys.ts",
+  "lib/repositories/categories.ts",
+  "lib/repositories/idempotencyRecords.ts",
+  "lib/repositories/keyEvents.ts",
+  "lib/repositories/rateLimitBuckets.ts",
+  "lib/table/errors.ts",
+  "lib/table/expressions.ts",
+  "lib/table/item.ts",
+  "lib/table/schema.ts",
+  "lib/table/table.ts",
+  "lib/categoryList/cache.ts",
+  "lib/categoryList/ranges.ts",
+  "lib/categoryList/reader.ts",
+  "lib/categoryList/snapshot.ts",
+];
+
+/** The least share of a file's mutants its tests must kill (Stryker's mutation score, %). */
+export const threshold = 90;
+/** The most share of a file's mutants that may be disabled as equivalent, in its code (%). */
+export const disabledLimit = 5;
+
+export const scoresFile = resolve(projectRoot, "test/mutation/scores.json");
+const reportDir = "reports/mutation";
+
+export interface FileScore {
+  readonly mutants: number;
+  readonly killed: number;
+  readonly survived: number;
+  readonly noCoverage: number;
+  readonly timedOut: number;
+  /** Disabled where they stand as equivalent (`// Stryker disable next-line …: <why>`). */
+  readonly disabled: number;
+  /** (killed + timed out) / (mutants − disabled), in %, to one decimal. */
+  readonly score: number;
+}
+
+export interface Scores {
+  readonly commit: string;
+  readonly date: string;
+  readonly wallTimeSeconds: number;
+  readonly threshold: number;
+  readonly files: Readonly<Record<string, FileScore>>;
+}
+
+interface MutantOutcome {
+  readonly fileName: string;
+  readonly status: string;
+}
+
+/** Per file, the counts of Stryker's outcomes. Errors (compile, runtime) count as no mutant. */
+export function scoreFiles(
+  outcomes: readonly MutantOutcome[],
+  files: readonly string[],
+): Record<string, FileScore> {
+  const scores: Record<string, FileScore> = {};
+  for (const file of files) {
+    const mine = outcomes.filter(
+      (m) => relative(projectRoot, resolve(projectRoot, m.fileName)) === file,
+    );
+    const count = (status: string): number => mine.filter((m) => m.status === status).length;
+    const [killed, survived, noCoverage, timedOut, disabled] = [
+      "Killed",
+      "Survived",
+      "NoCoverage",
+      "Timeout",
+      "Ignored",
+    ].map(count) as [number, number, number, number, number];
+    const valid = killed + survived + noCoverage + timedOut;
+    const score = valid === 0 ? 100 : Math.floor((1000 * (killed + timedOut)) / valid) / 10;
+    scores[file] = {
+      mutants: valid + disabled,
+      killed,
+      survived,
+      noCoverage,
+      timedOut,
+      disabled,
+      score,
+    };
+  }
+  return scores;
+}
+
+/** The problems a summary has: a deciding file missing, below the threshold, or too much disabled. */
+export function scoreProblems(files: Readonly<Record<string, FileScore>>): string[] {
+  const problems: string[] = [];
+  for (const file of decidingFiles) {
+    const score = files[file];
+    if (score === undefined) problems.push(`${file}: not in the summary`);
+    else {
+      if (score.score < threshold) problems.push(`${file}: ${score.score} % < ${threshold} %`);
+      if (score.disabled * 100 > score.mutants * disabledLimit) {
+        problems.push(
+          `${file}: ${score.disabled} of ${score.mutants} mutants disabled (> ${disabledLimit} %)`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+const usage = `usage: npm run mutation [-- <lib file>…] [--record] [--concurrency <n>]
+
+Mutation testing (StrykerJS) over the files of lib/ that decide an answer, or the ones named.
+Reports: ${reportDir}/ (HTML and JSON, outside git).
+  --record          rewrite test/mutation/scores.json (a run over every deciding file only)
+  --force           test every mutant (otherwise results of unchanged code and tests are reused)
+  --ignore-static   skip the mutants in code that runs as a module loads or a suite sets up
+                    (each is run against every test): a quick look while writing tests
+  --concurrency n   test workers (default: the machine's cores)`;
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCommandLine({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: {
+        record: { type: "boolean" },
+        force: { type: "boolean" },
+        "ignore-static": { type: "boolean" },
+        concurrency: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+    if (parsed.values.help === true) {
+      process.stdout.write(`${usage}\n`);
+      return 0;
+    }
+    for (const file of parsed.positionals) {
+      if (!decidingFiles.includes(file)) {
+        throw new UsageError(`${file} is not a deciding file (the list: scripts/mutation.ts)`);
+      }
+    }
+    if (parsed.values.record === true && parsed.positionals.length > 0) {
+      throw new UsageError("--record needs a run over every deciding file (name none)");
+    }
+    if (parsed.values.record === true && parsed.values["ignore-static"] === true) {
+      throw new UsageError("--record counts every mutant: drop --ignore-static");
+    }
+    const concurrency = parsed.values.concurrency;
+    if (concurrency !== undefined && !/^[1-9]\d*$/.test(concurrency)) {
+      throw new UsageError(`--concurrency needs a whole number, not "${concurrency}"`);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${mistakeLine("mutation", error.message)}\n`);
+    return 2;
+  }
+  const files = parsed.positionals.length > 0 ? parsed.positionals : decidingFiles;
+  const { Stryker } = await import("@stryker-mutator/core");
+  if (parsed.values["ignore-static"] === true) process.env.PETSTORE_MUTATION_ISOLATE = "0";
+  const started = performance.now();
+  const outcomes = await new Stryker({
+    testRunner: "vitest",
+    plugins: ["@stryker-mutator/vitest-runner"],
+    vitest: { configFile: "vitest.mutation.config.ts" },
+    coverageAnalysis: "perTest",
+    mutate: [...files],
+    ...(parsed.values.concurrency === undefined
+      ? {}
+      : { concurrency: Number(parsed.values.concurrency) }),
+    reporters: ["html", "json", "clear-text", "progress"],
+    htmlReporter: { fileName: `${reportDir}/index.html` },
+    jsonReporter: { fileName: `${reportDir}/mutation.json` },
+    // Results of unchanged mutants whose tests are unchanged are reused from the last run
+    // (--force tests every mutant; --record always does).
+    incremental: true,
+    incrementalFile: `${reportDir}/incremental.json`,
+    force: parsed.values.record === true || parsed.values.force === true,
+    ignoreStatic: parsed.values["ignore-static"] === true,
+    tempDirName: ".stryker-tmp",
+    cleanTempDir: true,
+    // A mutant that makes a test loop is a kill (Stryker counts timeouts so); the margin is for
+    // the embedded store's first calls.
+    timeoutMS: 10_000,
+    thresholds: { high: threshold, low: threshold, break: null },
+  }).runMutationTest();
+  const wallTimeSeconds = Math.round((performance.now() - started) / 1000);
+  const scores = scoreFiles(outcomes, files);
+  for (const [file, s] of Object.entries(scores)) {
+    process.stdout.write(
+      `${s.score.toFixed(1).padStart(5)} %  ${file}  (${s.killed} killed, ${s.timedOut} timed out, ${s.survived} survived, ${s.noCoverage} no coverage, ${s.disabled} disabled)\n`,
+    );
+  }
+  process.stdout.write(`mutation: ${wallTimeSeconds} s; reports in ${reportDir}/\n`);
+  const problems = scoreProblems(scores).filter((p) => files.some((f) => p.startsWith(`${f}:`)));
+  if (parsed.values.record === true) {
+    const commit = execFileSync("git", ["rev-parse", "HEAD"], {
+      cwd: projectRoot,
+      encoding: "utf8",
+    }).trim();
+    const summary: Scores = {
+      commit,
+      date: new Date().toISOString(),
+      wallTimeSeconds,
+      threshold,
+      files: scores,
+    };
+    writeFileSync(scoresFile, `${JSON.stringify(summary, null, 2)}\n`);
+    process.stdout.write(`mutation: recorded in ${relative(projectRoot, scoresFile)}\n`);
+  }
+  for (const problem of problems) process.stderr.write(`mutation: ${problem}\n`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  if (!existsSync(resolve(projectRoot, "node_modules/@stryker-mutator/core"))) {
+    process.stderr.write("mutation: StrykerJS is not installed; run npm ci\n");
+    process.exit(1);
+  }
+  process.exitCode = await main();
+}

@@ -1,0 +1,72 @@
+/**
+ * The mutation summary (scripts/mutation.ts): Stryker's outcomes counted per file, and the rule
+ * CI holds the committed summary to — every deciding file present, each at or above the
+ * threshold, with at most 5 % of its mutants disabled as equivalent.
+ */
+import { describe, expect, it } from "vitest";
+import type { FileScore } from "../../scripts/mutation.ts";
+import { decidingFiles, scoreFiles, scoreProblems, threshold } from "../../scripts/mutation.ts";
+
+const outcome = (fileName: string, status: string) => ({ fileName, status });
+
+describe("a file's score is Stryker's: killed and timed out over every mutant not disabled", () => {
+  it("counts each outcome and leaves disabled (Ignored) mutants out of the score", () => {
+    const file = "lib/scopes.ts";
+    const outcomes = [
+      ...Array.from({ length: 16 }, () => outcome(file, "Killed")),
+      outcome(file, "Timeout"),
+      outcome(file, "Survived"),
+      outcome(file, "NoCoverage"),
+      outcome(file, "Ignored"),
+      outcome("lib/auth.ts", "Survived"),
+    ];
+    expect(scoreFiles(outcomes, [file])).toEqual({
+      [file]: {
+        mutants: 20,
+        killed: 16,
+        survived: 1,
+        noCoverage: 1,
+        timedOut: 1,
+        disabled: 1,
+        score: 89.4, // 17 / 19, rounded down: a file just under the bar is not shown at it
+      },
+    });
+  });
+
+  it("names files by their path in the project, whatever form Stryker reports", () => {
+    const scores = scoreFiles([outcome(`${process.cwd()}/lib/auth.ts`, "Killed")], ["lib/auth.ts"]);
+    expect(scores["lib/auth.ts"]?.killed).toBe(1);
+  });
+});
+
+describe("CI refuses a summary missing a deciding file, below the bar or with too much disabled", () => {
+  const passing: FileScore = {
+    mutants: 100,
+    killed: 90,
+    survived: 5,
+    noCoverage: 0,
+    timedOut: 0,
+    disabled: 5,
+    score: threshold,
+  };
+  const all = Object.fromEntries(decidingFiles.map((file) => [file, passing]));
+
+  it("accepts every deciding file at the threshold with 5 % disabled", () => {
+    expect(scoreProblems(all)).toEqual([]);
+  });
+
+  it("names a missing file", () => {
+    const rest = Object.fromEntries(Object.entries(all).filter(([file]) => file !== "lib/auth.ts"));
+    expect(scoreProblems(rest)).toEqual(["lib/auth.ts: not in the summary"]);
+  });
+
+  it("names a file below the threshold", () => {
+    const low = { ...all, "lib/auth.ts": { ...passing, score: threshold - 0.1 } };
+    expect(scoreProblems(low)).toEqual([`lib/auth.ts: ${threshold - 0.1} % < ${threshold} %`]);
+  });
+
+  it("names a file with more than 5 % of its mutants disabled", () => {
+    const disabled = { ...all, "lib/auth.ts": { ...passing, disabled: 6 } };
+    expect(scoreProblems(disabled)).toEqual(["lib/auth.ts: 6 of 100 mutants disabled (> 5 %)"]);
+  });
+});
