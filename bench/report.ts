@@ -11,7 +11,7 @@ import { headroom } from "./measure.ts";
 
 export type Measured = {
   readonly version: 3;
-  readonly mode: "full" | "quick";
+  readonly mode: "full" | "quick" | "one size";
   readonly date: string;
   readonly machine: string;
   readonly durationSeconds: number;

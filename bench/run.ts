@@ -26,10 +26,12 @@ import { atSize, calibrate, storeUnits, tableOf } from "./measure.ts";
 import { decide, printReport } from "./report.ts";
 import { buildAll, closeSandbox, openSandbox, periodUs, tmpDir } from "./sandbox.ts";
 
-const usage = `usage: npm run bench -- [--quick] [--record]
+const usage = `usage: npm run bench -- [--quick] [--record] [--size <MB>]
   per Lambda memory size: cold start, warm latency, memory and cost, ours against the limit and
   the typical stack (about 10 minutes on 2 cores); prints the tables
   --quick   512 MB only, few calls (CI, about 20 s); fails only when the benchmark is broken
+  --size    one memory size of the full run's (128, 256, 512, 1024, 1769): a look at one figure,
+            never recorded
   --record  write the figures to bench/results.json (a full run only); without it they go to
             .bench-tmp/results.json and the committed figures stay as they are
 exit: 0 done, 1 the benchmark broke, 2 a mistake in the command line`;
@@ -37,11 +39,22 @@ exit: 0 done, 1 the benchmark broke, 2 a mistake in the command line`;
 const options = optionsOrExit("bench", usage, process.argv.slice(2), {
   quick: { type: "boolean", default: false },
   record: { type: "boolean", default: false },
+  size: { type: "string" },
 });
+const fullSizes = [128, 256, 512, 1024, 1769];
 const quick = options.quick;
-if (quick && options.record) {
-  const why = "--record keeps a full run's figures only: drop --quick or --record";
-  process.stderr.write(`${mistakeLine("bench", why)}\n`);
+const refusal =
+  quick && options.record
+    ? "--record keeps a full run's figures only: drop --quick or --record"
+    : options.size !== undefined && options.record
+      ? "--record keeps a full run's figures only: drop --size or --record"
+      : options.size !== undefined && !fullSizes.includes(Number(options.size))
+        ? `--size is one of ${fullSizes.join(", ")}, not "${options.size}"`
+        : quick && options.size !== undefined
+          ? "--quick runs 512 MB only: drop --size"
+          : undefined;
+if (refusal !== undefined) {
+  process.stderr.write(`${mistakeLine("bench", refusal)}\n`);
   process.exit(2);
 }
 const plan: Plan = quick
@@ -49,7 +62,8 @@ const plan: Plan = quick
   : {
       // Five cold processes a median: at 128 MB (7 % of a core) one unlucky run of three swung
       // the import ratio by 40 % between quiet runs.
-      ...{ sizes: [128, 256, 512, 1024, 1769], coldRuns: 5, listSizes: [100, 1000, 10_000] },
+      sizes: options.size === undefined ? fullSizes : [Number(options.size)],
+      ...{ coldRuns: 5, listSizes: [100, 1000, 10_000] },
       ...{ minCalls: 20, maxCalls: 400, budgetMs: 2500 },
     };
 const started = performance.now();
@@ -92,7 +106,12 @@ async function main(): Promise<void> {
     const listCostRows = await listCost(quick ? [100] : [100, 10_000, 50_000]);
     const machine = `${String(cpus().length)} × ${cpus()[0]?.model ?? "?"}, Node ${process.version}`;
     const results = decide({
-      ...{ version: 3, mode: quick ? "quick" : "full", date: new Date().toISOString(), machine },
+      ...{
+        version: 3,
+        mode: quick ? "quick" : options.size === undefined ? "full" : "one size",
+        date: new Date().toISOString(),
+        machine,
+      },
       ...{ durationSeconds: seconds(), cpuShareEnforced: problem === undefined },
       ...{ periodMs: periodUs / 1000, referenceLoopMs, calibration, cold, warm },
       ...{ storeUnits: units, listCost: listCostRows },

@@ -79,4 +79,17 @@ describe("the bench records its figures only when asked", () => {
       "bench: --record keeps a full run's figures only: drop --quick or --record (npm run bench -- --help)\n",
     );
   });
+
+  it("refuses --record on a one-size run, and a size the full run does not measure", async () => {
+    const recorded = await run("bench", ["--size", "1024", "--record"]);
+    expect(recorded.code).toBe(2);
+    expect(recorded.err).toBe(
+      "bench: --record keeps a full run's figures only: drop --size or --record (npm run bench -- --help)\n",
+    );
+    const odd = await run("bench", ["--size", "100"]);
+    expect(odd.code).toBe(2);
+    expect(odd.err).toBe(
+      'bench: --size is one of 128, 256, 512, 1024, 1769, not "100" (npm run bench -- --help)\n',
+    );
+  });
 });
