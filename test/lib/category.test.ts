@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FieldName, NewCategory } from "../../lib/category.ts";
-import { categoryFields, fieldNames, parseNewCategory } from "../../lib/category.ts";
+import { categoryFields, categoryOf, fieldNames, parseNewCategory } from "../../lib/category.ts";
 import { CategoryList } from "../../lib/categoryList/reader.ts";
 import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
 import { canonicalJson, fingerprintOf } from "../../lib/idempotency/record.ts";
@@ -71,6 +71,23 @@ describe("the model is openapi.yaml's Category and NewCategory", () => {
           allowed ? "accepted" : "invalid_body",
         );
       }
+    }
+  });
+});
+
+describe("a category is its id and the fields sent: an absent optional field is left out", () => {
+  it("has no key for a field not sent (never undefined, never null), id first, then the model's order", () => {
+    const optional = fieldNames.filter((field) => !categoryFields[field].required);
+    expect(optional.length).toBeGreaterThan(0);
+    const sparse = categoryOf(7, minimal() as NewCategory);
+    expect(Object.keys(sparse)).toEqual(["id", ...required]);
+    expect(sparse).toStrictEqual({ id: 7, ...minimal() });
+
+    const full = Object.fromEntries([...fieldNames].reverse().map((field) => [field, field]));
+    expect(Object.keys(categoryOf(8, full as NewCategory))).toEqual(["id", ...fieldNames]);
+    for (const field of optional) {
+      const undefinedSent = { ...minimal(), [field]: undefined } as NewCategory;
+      expect(Object.keys(categoryOf(9, undefinedSent)), field).toEqual(["id", ...required]);
     }
   });
 });

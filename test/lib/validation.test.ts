@@ -27,6 +27,13 @@ describe("the body must be a JSON object", () => {
       expect(error.status).toBe(400);
     },
   );
+
+  it.each([[null], [[]], ["dog"], [42], [true], [undefined]])(
+    "the message for %j names the rule: a JSON object with a 'name' field",
+    (body) => {
+      expect(rejection(body).message).toBe("the body must be a JSON object with a 'name' field");
+    },
+  );
 });
 
 describe("name is required, trimmed, 1 to 100 code points", () => {
@@ -42,10 +49,28 @@ describe("name is required, trimmed, 1 to 100 code points", () => {
     expect(rejection({ name: "   " }).message).toMatch(/'name' must not be empty/);
   });
 
+  it("says white space alone is empty: name is trimmed before it is checked", () => {
+    for (const name of ["", "   ", " \t\n "]) {
+      expect(rejection({ name }).message).toBe("'name' must not be empty or only white space");
+    }
+  });
+
   it("counts code points, not UTF-16 units: 100 emoji are a valid name, 101 are not", () => {
     expect(parseNewCategory({ name: "🐕".repeat(100) }).name).toHaveLength(200);
     expect(rejection({ name: "🐕".repeat(101) }).message).toMatch(
       /at most 100 characters \(got 101\)/,
+    );
+  });
+
+  it.each([
+    ["U+10000, the first astral code point", "\u{10000}"],
+    ["U+10FFFF, the last code point", "\u{10FFFF}"],
+    ["U+D7FF, the last before the surrogates", "\uD7FF"],
+    ["U+E000, the first after the surrogates", "\uE000"],
+  ])("counts %s as one code point: 100 are a valid name, 101 are not", (_, char) => {
+    expect(parseNewCategory({ name: char.repeat(100) }).name).toBe(char.repeat(100));
+    expect(rejection({ name: char.repeat(101) }).message).toBe(
+      "'name' must be at most 100 characters (got 101)",
     );
   });
 
@@ -89,6 +114,22 @@ describe("name is required, trimmed, 1 to 100 code points", () => {
   );
 });
 
+describe("a field that is not a string is refused, naming the JSON type sent, never the value", () => {
+  it.each([
+    [null, "null"],
+    [4217, "a number"],
+    [true, "a boolean"],
+    [["spaniel"], "an array"],
+    [{ en: "spaniel" }, "an object"],
+  ])("%j is %s", (value, type) => {
+    // The whole message: the type, and nothing of the value.
+    for (const field of ["name", "description"]) {
+      const message = rejection({ name: "dog", [field]: value }).message;
+      expect(message).toBe(`'${field}' must be a string, not ${type}`);
+    }
+  });
+});
+
 describe("description is optional, at most 1,000 code points, stored as sent", () => {
   it("keeps white space and line feeds and tabs as sent", () => {
     expect(parseNewCategory({ name: "dog", description: "  Loyal\n\tfriends  " })).toEqual({
@@ -119,6 +160,24 @@ describe("description is optional, at most 1,000 code points, stored as sent", (
   });
 });
 
+describe("a control-character message names the field and the control characters it allows", () => {
+  it("name allows none", () => {
+    for (const cc of ["\u0000", "\n", "\t", "\u007f", "\u009f"]) {
+      expect(rejection({ name: `a${cc}b` }).message).toBe(
+        "'name' must not contain control characters",
+      );
+    }
+  });
+
+  it("description allows line feed and tab", () => {
+    for (const cc of ["\u0000", "\r", "\u001f", "\u007f", "\u0085"]) {
+      expect(rejection({ name: "a", description: `x${cc}y` }).message).toBe(
+        "'description' must not contain control characters other than line feed and tab",
+      );
+    }
+  });
+});
+
 describe("only name and description are accepted", () => {
   it("rejects id, naming it", () => {
     expect(rejection({ name: "dog", id: 7 }).message).toMatch(/unknown field "id"/);
@@ -137,6 +196,38 @@ describe("only name and description are accepted", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("an unknown-field message names the fields sent and the ones accepted", () => {
+  const accepted = "only 'name' and 'description' are accepted";
+
+  it("one unknown field is named in the singular, several in the plural", () => {
+    expect(rejection({ name: "dog", id: 7 }).message).toBe(`unknown field "id": ${accepted}`);
+    expect(rejection({ name: "dog", id: 7, owner: "me" }).message).toBe(
+      `unknown fields "id", "owner": ${accepted}`,
+    );
+  });
+
+  it("names at most five fields, then counts the rest", () => {
+    const body = (count: number): Record<string, number> =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i + 1}`, i]));
+    const named = (count: number): string =>
+      Array.from({ length: count }, (_, i) => `"f${i + 1}"`).join(", ");
+    expect(rejection(body(5)).message).toBe(`unknown fields ${named(5)}: ${accepted}`);
+    expect(rejection(body(6)).message).toBe(`unknown fields ${named(5)} and 1 more: ${accepted}`);
+    expect(rejection(body(12)).message).toBe(`unknown fields ${named(5)} and 7 more: ${accepted}`);
+  });
+
+  it("quotes each name as a JSON string and keeps it short: past 40 characters, cut with an ellipsis", () => {
+    const forty = "k".repeat(39) + '"';
+    expect(rejection({ [forty]: 1 }).message).toBe(
+      `unknown field ${JSON.stringify(forty)}: ${accepted}`,
+    );
+    const long = "\n" + "x".repeat(39) + "tail";
+    expect(rejection({ [long]: 1 }).message).toBe(
+      `unknown field ${JSON.stringify(`${long.slice(0, 40)}…`)}: ${accepted}`,
     );
   });
 });
