@@ -17,6 +17,7 @@ import { Table } from "../../../lib/table/table.ts";
 import type { FaultProxy } from "../../support/faultProxy.ts";
 import type { RecordingProxy } from "../../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../../support/recordingDynamoProxy.ts";
+import { startStoreProxy } from "../../../local/storeProxy.ts";
 import { soon, useFaultyStore } from "../../support/dynamo.ts";
 
 const store = useFaultyStore();
@@ -99,6 +100,40 @@ describe("a put under an id holding another request's category fails and leaves 
     // Its withdrawal is recorded (step 1 comes first), but deletes nothing: no version bump.
     expect((await withdrawals(table)).map((item) => num(item, "id"))).toEqual([first.id]);
     expect(await listVersion(table)).toBe(version);
+  });
+});
+
+describe("a put under a taken id fails even when the category it met is gone by the check read", () => {
+  it("answers the failed condition when the first request withdrew its category meanwhile", async () => {
+    const name = await store.newTable();
+    const table = new Table(store.db, name);
+    const owner = new CategoryStore(store.db, name);
+    const id = await owner.nextId(soon());
+    await owner.put(id, { name: "dog" }, "r1", soon());
+    // The category is deleted (the first request's withdrawal) just before a check read of it
+    // (dynalite reads after the failed condition; DynamoDB answers the item with the failure).
+    const between = await startStoreProxy(store.endpoint, async ({ operation }, forward) => {
+      if (operation === "GetItem") await table.delete(keys.category(id), soon());
+      return forward();
+    });
+    const client = new DynamoDb({
+      region: "local",
+      endpoint: between.endpoint,
+      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+    });
+    try {
+      const failure = await new CategoryStore(client, name)
+        .put(id, { name: "cat" }, "r2", soon())
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(isConditionFailure(failure)).toBe(true);
+      expect(await owner.get(id, soon())).toBeUndefined();
+    } finally {
+      client.close();
+      await between.close();
+    }
   });
 });
 
