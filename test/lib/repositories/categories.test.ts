@@ -1,0 +1,261 @@
+/**
+ * The category repository (lib/repositories/categories.ts) against the embedded store, read back
+ * from the table afterwards: what the counter hands out, what a conditional put stores, what it
+ * recognises as its own, how the list version moves, and what a failed create withdraws. Faults
+ * come from the fault proxy (test/support/faultProxy.ts); the reliability suites hold the same
+ * rules end to end, in bundles this process never runs.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Item } from "../../../lib/dynamodb.ts";
+import { DynamoDb } from "../../../lib/dynamodb.ts";
+import { StoreUnavailableError } from "../../../lib/errors.ts";
+import { CategoryStore } from "../../../lib/repositories/categories.ts";
+import { DynamoDbError, isConditionFailure } from "../../../lib/table/errors.ts";
+import { num, text } from "../../../lib/table/item.ts";
+import { keys, partitions, withdrawalRecordMs } from "../../../lib/table/schema.ts";
+import { Table } from "../../../lib/table/table.ts";
+import type { FaultProxy } from "../../support/faultProxy.ts";
+import type { RecordingProxy } from "../../support/recordingDynamoProxy.ts";
+import { startRecordingProxy } from "../../support/recordingDynamoProxy.ts";
+import { startStoreProxy } from "../../../local/storeProxy.ts";
+import { soon, useFaultyStore } from "../../support/dynamo.ts";
+
+const store = useFaultyStore();
+const proxy = (): FaultProxy => store.proxy;
+
+afterEach(() => {
+  proxy().clear();
+});
+
+interface Fixture {
+  /** The repository, talking to the store through the fault proxy. */
+  readonly categories: CategoryStore;
+  /** The same table, read and written directly (never faulted). */
+  readonly table: Table;
+}
+
+async function fixture(): Promise<Fixture> {
+  const name = await store.newTable();
+  return { categories: new CategoryStore(store.client, name), table: new Table(store.db, name) };
+}
+
+/** The counter's list version (lib/categoryList/cache.ts): 0 before anything bumped it. */
+async function listVersion(table: Table): Promise<number> {
+  const counter = await table.get(keys.categoryCounter, soon());
+  return (counter && num(counter, "version")) ?? 0;
+}
+
+/** The withdrawal records beside the counter (lib/table/schema.ts). */
+async function withdrawals(table: Table): Promise<Item[]> {
+  const items = await table.queryAll({ partition: partitions.counter, consistent: true }, soon());
+  return items.filter((item) => text(item, "sk") !== keys.categoryCounter.sk);
+}
+
+/**
+ * A put whose first attempt lands with its answer lost, and whose retry (finding the id taken)
+ * is not answered before the deadline: the repository cannot learn that its write landed.
+ */
+function loseThePutsOutcome(): void {
+  proxy().inject({ fault: "lost_response", operation: "PutItem", times: 1 });
+  proxy().inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 2_000 });
+}
+
+describe("the counter hands out ids within JavaScript's safe-integer range, from 1", () => {
+  it("hands out the largest safe integer itself", async () => {
+    const { categories, table } = await fixture();
+    await table.put(keys.categoryCounter, { value: Number.MAX_SAFE_INTEGER - 1 }, soon());
+    expect(await categories.nextId(soon())).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it("refuses an id past the safe-integer range, naming it, and stores no category", async () => {
+    const { categories, table } = await fixture();
+    await table.put(keys.categoryCounter, { value: Number.MAX_SAFE_INTEGER }, soon());
+    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow(
+      String(Number.MAX_SAFE_INTEGER + 1),
+    );
+    expect(await categories.list(soon())).toEqual([]);
+  });
+
+  it("never hands out 0 (a counter below zero), and stores no category", async () => {
+    const { categories, table } = await fixture();
+    await table.put(keys.categoryCounter, { value: -1 }, soon());
+    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow("(0)");
+    expect(await categories.list(soon())).toEqual([]);
+  });
+});
+
+describe("a put under an id holding another request's category fails and leaves it as it was", () => {
+  it("answers the failed condition, keeps the first category, and bumps no version", async () => {
+    const { categories, table } = await fixture();
+    const first = await categories.create({ name: "dog" }, "r1", soon());
+    const version = await listVersion(table);
+    const failure = await categories.put(first.id, { name: "cat" }, "r2", soon()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isConditionFailure(failure)).toBe(true);
+    const stored = await table.get(keys.category(first.id), soon());
+    expect(stored && text(stored, "requestId")).toBe("r1");
+    expect(await categories.get(first.id, soon())).toEqual(first);
+    // Its withdrawal is recorded (step 1 comes first), but deletes nothing: no version bump.
+    expect((await withdrawals(table)).map((item) => num(item, "id"))).toEqual([first.id]);
+    expect(await listVersion(table)).toBe(version);
+  });
+});
+
+describe("a put under a taken id fails even when the category it met is gone by the check read", () => {
+  it("answers the failed condition when the first request withdrew its category meanwhile", async () => {
+    const name = await store.newTable();
+    const table = new Table(store.db, name);
+    const owner = new CategoryStore(store.db, name);
+    const id = await owner.nextId(soon());
+    await owner.put(id, { name: "dog" }, "r1", soon());
+    // The category is deleted (the first request's withdrawal) just before a check read of it
+    // (dynalite reads after the failed condition; DynamoDB answers the item with the failure).
+    const between = await startStoreProxy(store.endpoint, async ({ operation }, forward) => {
+      if (operation === "GetItem") await table.delete(keys.category(id), soon());
+      return forward();
+    });
+    const client = new DynamoDb({
+      region: "local",
+      endpoint: between.endpoint,
+      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+    });
+    try {
+      const failure = await new CategoryStore(client, name)
+        .put(id, { name: "cat" }, "r2", soon())
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(isConditionFailure(failure)).toBe(true);
+      expect(await owner.get(id, soon())).toBeUndefined();
+    } finally {
+      client.close();
+      await between.close();
+    }
+  });
+});
+
+describe("a retried put is recognised as its own by the request id: no conflict", () => {
+  it("a second put of the same request under its id answers the category, stored once", async () => {
+    const { categories } = await fixture();
+    const id = await categories.nextId(soon());
+    await categories.put(id, { name: "dog" }, "r1", soon());
+    expect(await categories.put(id, { name: "dog" }, "r1", soon())).toEqual({ id, name: "dog" });
+    expect(await categories.list(soon())).toEqual([{ id, name: "dog" }]);
+  });
+});
+
+describe("only a failed condition tells that an earlier attempt landed: any other refusal fails the put", () => {
+  it("a put the store refuses (an item over 400 KB) fails, even where the request's own write stands", async () => {
+    const { categories } = await fixture();
+    const id = await categories.nextId(soon());
+    await categories.put(id, { name: "dog" }, "r1", soon());
+    const huge = { name: "dog", description: "d".repeat(410 * 1024) };
+    const failure = await categories.put(id, huge, "r1", soon()).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(DynamoDbError);
+    expect(isConditionFailure(failure)).toBe(false);
+  });
+});
+
+describe("a failed create withdraws its own write, which may have landed", () => {
+  it("records the withdrawal beside the counter, deletes the category, then bumps the list version", async () => {
+    const { categories, table } = await fixture();
+    loseThePutsOutcome();
+    const before = Date.now();
+    await expect(categories.create({ name: "dog" }, "r1", Date.now() + 400)).rejects.toThrow(
+      StoreUnavailableError,
+    );
+    const after = Date.now();
+    proxy().clear();
+    // The put landed (the fault proxy forwarded it), and was taken back.
+    expect(await table.get(keys.category(1), soon())).toBeUndefined();
+    expect(await categories.list(soon())).toEqual([]);
+    const [record, ...more] = await withdrawals(table);
+    expect(more).toEqual([]);
+    const at = record && num(record, "at");
+    expect(record && num(record, "id")).toBe(1);
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(after);
+    // Kept for a day (DynamoDB TTL, epoch seconds), long enough for every list cache to read it.
+    expect(record && num(record, "ttl")).toBe(Math.floor(((at ?? 0) + withdrawalRecordMs) / 1000));
+    // The id taken bumped the version once; the delete bumped it again so every cache refreshes.
+    expect(await listVersion(table)).toBe(2);
+  });
+
+  it("a withdrawal whose delete cannot be made bumps no version, and the caller hears the put's failure", async () => {
+    const { categories, table } = await fixture();
+    loseThePutsOutcome();
+    proxy().inject({
+      fault: "server_error",
+      operation: "DeleteItem",
+      times: Number.POSITIVE_INFINITY,
+    });
+    await expect(categories.create({ name: "dog" }, "r1", Date.now() + 400)).rejects.toThrow(
+      "DynamoDB PutItem",
+    );
+    proxy().clear();
+    // The record still tells every list cache to drop the id.
+    expect((await withdrawals(table)).map((item) => num(item, "id"))).toEqual([1]);
+    expect(await listVersion(table)).toBe(1);
+  });
+});
+
+describe("every put moves the list version past any tag sent while it was in flight", () => {
+  it("a put under an id taken earlier bumps the version once more", async () => {
+    const { categories, table } = await fixture();
+    const id = await categories.nextId(soon());
+    expect(await listVersion(table)).toBe(1);
+    await categories.put(id, { name: "dog" }, "r1", soon());
+    expect(await listVersion(table)).toBe(2);
+  });
+
+  it("a bump that fails fails nothing: the put answers its category, stored", async () => {
+    const { categories, table } = await fixture();
+    const id = await categories.nextId(soon());
+    proxy().inject({
+      fault: "server_error",
+      operation: "UpdateItem",
+      times: Number.POSITIVE_INFINITY,
+    });
+    expect(await categories.put(id, { name: "dog" }, "r1", Date.now() + 300)).toEqual({
+      id,
+      name: "dog",
+    });
+    proxy().clear();
+    expect(await categories.get(id, soon())).toEqual({ id, name: "dog" });
+    expect(await listVersion(table)).toBe(1);
+  });
+});
+
+describe("a list sees every category whose create was answered: its reads are strongly consistent", () => {
+  let recorder: RecordingProxy | undefined;
+  let client: DynamoDb | undefined;
+  beforeAll(async () => {
+    recorder = await startRecordingProxy(store.endpoint);
+    client = new DynamoDb({
+      region: "local",
+      endpoint: recorder.endpoint,
+      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+    });
+  });
+  afterAll(async () => {
+    client?.close();
+    await recorder?.close();
+  });
+
+  it("asks every Query of a list for a consistent read", async () => {
+    if (!recorder || !client) throw new Error("the recording proxy is not started");
+    const categories = new CategoryStore(client, await store.newTable());
+    await categories.create({ name: "dog" }, "r1", soon());
+    recorder.calls.length = 0;
+    expect(await categories.list(soon())).toEqual([{ id: 1, name: "dog" }]);
+    const queries = recorder.calls.filter((call) => call.operation === "Query");
+    expect(queries.length).toBeGreaterThan(0);
+    for (const query of queries) expect(query.input).toMatchObject({ ConsistentRead: true });
+  });
+});
