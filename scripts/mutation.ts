@@ -13,6 +13,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "../local/template.ts";
+import { buildFunctions } from "./build.ts";
 import { mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
 
 /** The files of lib/ that decide what is stored and what is answered. */
@@ -184,6 +185,8 @@ async function main(): Promise<number> {
     return 2;
   }
   const files = parsed.positionals.length > 0 ? parsed.positionals : decidingFiles;
+  // A few in-process tests read the built bundles (dist/), which a fresh clone does not have.
+  await buildFunctions();
   const { Stryker } = await import("@stryker-mutator/core");
   if (parsed.values["ignore-static"] === true) process.env.PETSTORE_MUTATION_ISOLATE = "0";
   const started = performance.now();
