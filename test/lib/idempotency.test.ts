@@ -4,7 +4,13 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
 import { parseIdempotencyKey } from "../../lib/http/request.ts";
 import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
-import { expiresAtSeconds, idempotencyWindowMs } from "../../lib/idempotency/record.ts";
+import {
+  canonicalJson,
+  expiresAtSeconds,
+  fingerprintMatches,
+  fingerprintOf,
+  idempotencyWindowMs,
+} from "../../lib/idempotency/record.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecords.ts";
 import { keys } from "../../lib/table/schema.ts";
@@ -225,5 +231,70 @@ describe("records written before the fingerprint was versioned still match their
       });
     }
     expect(await categories.list(soon())).toEqual([]);
+  });
+
+  it("refuses a request carrying a field v1 did not know, since v1 could not have compared it", () => {
+    // A field added to the model after v1 (the Category has name and description today).
+    const withLaterField = { ...dog, tags: "pets" };
+    expect(fingerprintMatches(v1Fingerprint(dog), withLaterField)).toBe(false);
+  });
+
+  it("still matches when a later field is absent from the request (present but undefined)", () => {
+    const withoutLaterField = { ...dog, tags: undefined };
+    expect(fingerprintMatches(v1Fingerprint(dog), withoutLaterField)).toBe(true);
+    expect(fingerprintMatches(v1Fingerprint({ name: "cat" }), { name: "cat" })).toBe(true);
+  });
+});
+
+describe("the v2 fingerprint is SHA-256 of the canonical JSON: keys sorted, absent fields left out", () => {
+  const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+  it("writes one text per request however it was built, so a record outlives a redeploy", () => {
+    const built = [
+      { name: "dog", description: "Canines" },
+      { description: "Canines", name: "dog" },
+    ];
+    for (const input of built) {
+      expect(canonicalJson(input)).toBe('{"description":"Canines","name":"dog"}');
+      expect(fingerprintOf(input)).toBe(`v2:${sha256('{"description":"Canines","name":"dog"}')}`);
+      expect(fingerprintMatches(fingerprintOf(dog), input)).toBe(true);
+    }
+  });
+
+  it("leaves an absent field out, so name-only and description: undefined are one request", () => {
+    expect(canonicalJson({ name: "cat", description: undefined })).toBe('{"name":"cat"}');
+    expect(fingerprintOf({ name: "cat", description: undefined })).toBe(
+      fingerprintOf({ name: "cat" }),
+    );
+    expect(fingerprintOf({ name: "cat", description: "" })).not.toBe(
+      fingerprintOf({ name: "cat" }),
+    );
+  });
+});
+
+describe("a record is live through the second its ttl names, for the claim and the read alike", () => {
+  it("refuses a claim in the ttl's own second and answers the record as it is, then lets the next second claim it", async () => {
+    const table = await store.newTable();
+    const records = new IdempotencyRecordStore(store.db, table);
+    const ttl = Math.floor(Date.now() / 1000) + 3600;
+    await new Table(store.db, table).put(
+      keys.idempotency("s", "k"),
+      {
+        fingerprint: fingerprintOf(dog),
+        owner: "r1",
+        lockUntil: Date.now() - 60_000,
+        ttl,
+        response: JSON.stringify({ id: 7, ...dog }),
+      },
+      soon(),
+    );
+    const key = { scope: "s", idempotencyKey: "k" };
+    const claim = { fingerprint: fingerprintOf(dog), owner: "r2", lockUntil: soon() };
+    const lastMoment = ttl * 1000 + 999;
+    expect(await records.claim(key, claim, lastMoment, soon())).toMatchObject({
+      claimed: false,
+      existing: { status: "completed", response: { id: 7, ...dog } },
+    });
+    expect(await records.claim(key, claim, (ttl + 1) * 1000, soon())).toEqual({ claimed: true });
   });
 });
