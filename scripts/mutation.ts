@@ -83,7 +83,12 @@ export interface Scores {
 interface MutantOutcome {
   readonly fileName: string;
   readonly status: string;
+  readonly statusReason?: string | undefined;
 }
+
+/** Set aside by --ignore-static, not disabled in the code: counted as neither. */
+const setAsideStatic = (m: MutantOutcome): boolean =>
+  m.status === "Ignored" && /^Static mutant/.test(m.statusReason ?? "");
 
 /** Per file, the counts of Stryker's outcomes. Errors (compile, runtime) count as no mutant. */
 export function scoreFiles(
@@ -92,9 +97,9 @@ export function scoreFiles(
 ): Record<string, FileScore> {
   const scores: Record<string, FileScore> = {};
   for (const file of files) {
-    const mine = outcomes.filter(
-      (m) => relative(projectRoot, resolve(projectRoot, m.fileName)) === file,
-    );
+    const mine = outcomes
+      .filter((m) => !setAsideStatic(m))
+      .filter((m) => relative(projectRoot, resolve(projectRoot, m.fileName)) === file);
     const count = (status: string): number => mine.filter((m) => m.status === status).length;
     const [killed, survived, noCoverage, timedOut, disabled] = [
       "Killed",

@@ -33,6 +33,20 @@ describe("a file's score is Stryker's: killed and timed out over every mutant no
     });
   });
 
+  it("leaves out the mutants --ignore-static set aside: they are not disabled in the code", () => {
+    const file = "lib/scopes.ts";
+    const setAside = {
+      fileName: file,
+      status: "Ignored",
+      statusReason: 'Static mutant (and "ignoreStatic" was enabled)',
+    };
+    expect(scoreFiles([outcome(file, "Killed"), setAside], [file])[file]).toMatchObject({
+      mutants: 1,
+      disabled: 0,
+      score: 100,
+    });
+  });
+
   it("names files by their path in the project, whatever form Stryker reports", () => {
     const scores = scoreFiles([outcome(`${process.cwd()}/lib/auth.ts`, "Killed")], ["lib/auth.ts"]);
     expect(scores["lib/auth.ts"]?.killed).toBe(1);
