@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
 import { parseIdempotencyKey } from "../../lib/http/request.ts";
 import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
+import type { RecordKey } from "../../lib/idempotency/record.ts";
 import {
   canonicalJson,
   expiresAtSeconds,
@@ -13,10 +14,11 @@ import {
 } from "../../lib/idempotency/record.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecords.ts";
+import { num } from "../../lib/table/item.ts";
 import { keys } from "../../lib/table/schema.ts";
 import { Table } from "../../lib/table/table.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
-import { soon, useFaultyStore } from "../support/dynamo.ts";
+import { soon, storeEngine, useFaultyStore } from "../support/dynamo.ts";
 
 const store = useFaultyStore();
 const proxy = (): FaultProxy => store.proxy;
@@ -26,11 +28,13 @@ interface Fixture {
   readonly categories: CategoryStore;
   readonly creator: IdempotentCreator;
   readonly clock: { now: number };
+  /** The same records as another container sees them: straight to the store, never faulted. */
+  readonly elsewhere: IdempotencyRecordStore;
 }
 
-async function fixture(): Promise<Fixture> {
+/** `clock`: the service's clock; a plain `{ now }` object stands still. */
+async function fixture(clock: { now: number } = movableClock()): Promise<Fixture> {
   const table = await store.newTable();
-  const clock = movableClock();
   const categories = new CategoryStore(store.client, table, () => clock.now);
   const records = new IdempotencyRecordStore(store.client, table);
   return {
@@ -38,6 +42,7 @@ async function fixture(): Promise<Fixture> {
     categories,
     creator: new IdempotentCreator(records, categories, () => clock.now),
     clock,
+    elsewhere: new IdempotencyRecordStore(store.db, table),
   };
 }
 
@@ -58,6 +63,32 @@ function movableClock(): { now: number } {
 }
 
 const dog = { name: "dog", description: "Canines" };
+const recordKey: RecordKey = { scope: "s", idempotencyKey: "k" };
+/** A claim on `recordKey` for `dog`, as another request makes it. */
+const claimBy = (owner: string, lockUntil: number) => ({
+  fingerprint: fingerprintOf(dog),
+  owner,
+  lockUntil,
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+/** Answers the proxy has held back so far ("slow" rules matched). */
+const held = (): number => proxy().injected.get("slow") ?? 0;
+/** Resolves once the proxy holds back one more answer than `before`: that request is under way. */
+async function untilHeld(before: number): Promise<void> {
+  while (held() <= before) await sleep(5);
+}
+/**
+ * Time for a held request to reach the store after the proxy took it (it forwards at once and
+ * holds the answer back): a write made after this lands after the held request was applied.
+ */
+const reachStoreMs = 300;
+
+/** The list version (lib/categoryList/cache.ts): the counter item's `version`. */
+async function listVersion(table: string): Promise<number> {
+  const counter = await new Table(store.db, table).get(keys.categoryCounter, soon());
+  return (counter && num(counter, "version")) ?? 0;
+}
 
 describe("Idempotency-Key is 1 to 255 printable ASCII characters", () => {
   it("accepts any such key and refuses anything else with 400", () => {
@@ -296,5 +327,202 @@ describe("a record is live through the second its ttl names, for the claim and t
       existing: { status: "completed", response: { id: 7, ...dog } },
     });
     expect(await records.claim(key, claim, (ttl + 1) * 1000, soon())).toEqual({ claimed: true });
+  });
+});
+
+describe("a claim whose answer was lost is the request's own when its retry is refused", () => {
+  it("goes on to create, once, instead of waiting for itself", async () => {
+    const { categories, creator } = await fixture();
+    const lost = proxy().injected.get("lost_response") ?? 0;
+    proxy().inject({ fault: "lost_response", operation: "PutItem", times: 1 });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
+      category: { id: 1, ...dog },
+      replayed: false,
+    });
+    proxy().clear();
+    expect(proxy().injected.get("lost_response")).toBe(lost + 1);
+    expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
+    expect((await creator.create("s", "k", dog, "r2", soon())).replayed).toBe(true);
+  });
+});
+
+describe("a stalled owner's lock holds until lockUntil; from then on a repeat takes it over", () => {
+  it("answers 409 one ms before lockUntil and finishes the create at lockUntil", async () => {
+    const lockUntil = Date.now() + 5_000;
+    const clock = { now: lockUntil - 1 }; // stands still
+    const { categories, creator, elsewhere } = await fixture(clock);
+    await elsewhere.claim(recordKey, claimBy("r1", lockUntil), Date.now(), soon());
+    await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
+      status: 409,
+      code: "idempotency_in_progress",
+    });
+    clock.now = lockUntil;
+    expect(await creator.create("s", "k", dog, "r3", soon())).toEqual({
+      category: { id: 1, ...dog },
+      replayed: false,
+    });
+    expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
+  });
+});
+
+describe("of two repeats taking over a stalled owner, the one that loses hears 409 and writes nothing", () => {
+  it("leaves the reserved id to the winner, though it read the stalled owner's record", async () => {
+    const { categories, creator, elsewhere } = await fixture();
+    // r1 reserved an id, then died before storing the category; its lock has passed.
+    await elsewhere.claim(recordKey, claimBy("r1", Date.now() - 1), Date.now(), soon());
+    await elsewhere.reserveId(recordKey, "r1", await categories.nextId(soon()), soon());
+    // r2's read of the record that refused its claim is held back while r3 takes over. DynamoDB
+    // (and DynamoDB Local) carry the record with the refused PutItem; dynalite 4.0.0 reads it after.
+    const before = held();
+    const read = storeEngine === "dynalite" ? "GetItem" : "PutItem";
+    proxy().inject({ fault: "slow", operation: read, times: 1, delayMs: 1_500 });
+    const r2 = expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
+      status: 409,
+      code: "idempotency_in_progress",
+    });
+    await untilHeld(before);
+    await sleep(reachStoreMs);
+    expect(await elsewhere.takeOver(recordKey, "r1", claimBy("r3", soon()), soon())).toBe(true);
+    await r2;
+    proxy().clear();
+    expect(await categories.list(soon())).toEqual([]);
+  });
+});
+
+describe("a request whose record was taken over can change nothing: it hears 409", () => {
+  it("cannot reserve an id: stores nothing, and the record stays its new owner's", async () => {
+    const { categories, creator, clock } = await fixture();
+    const deadline = soon();
+    // r1's id take is held back past its lock; r2 takes the record over meanwhile and finishes.
+    const before = held();
+    proxy().inject({ fault: "slow", operation: "UpdateItem", times: 1, delayMs: 1_500 });
+    const r1 = expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toMatchObject({
+      status: 409,
+      code: "idempotency_in_progress",
+    });
+    await untilHeld(before);
+    clock.now = deadline + 2_000;
+    const r2 = await creator.create("s", "k", dog, "r2", soon());
+    await r1;
+    // Id 1 went to r1's held id take: a gap, never a second category.
+    expect(r2).toEqual({ category: { id: 2, ...dog }, replayed: false });
+    expect(await categories.list(soon())).toEqual([{ id: 2, ...dog }]);
+    expect(await creator.create("s", "k", dog, "r3", soon())).toEqual({ ...r2, replayed: true });
+  });
+
+  it("cannot store its answer: the new owner's repeat finishes under the same id", async () => {
+    const { categories, creator, clock, elsewhere } = await fixture();
+    // r1's read of the category under its reserved id is held back while r2 takes the record over.
+    const before = held();
+    proxy().inject({ fault: "slow", operation: "GetItem", times: 1, delayMs: 1_000 });
+    const r1 = expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject({
+      status: 409,
+      code: "idempotency_in_progress",
+    });
+    await untilHeld(before);
+    const r2LockUntil = clock.now + 60_000;
+    expect(await elsewhere.takeOver(recordKey, "r1", claimBy("r2", r2LockUntil), soon())).toBe(
+      true,
+    );
+    await r1;
+    // No answer was stored: a repeat waits for r2, then finishes r2's create under r1's id.
+    await expect(creator.create("s", "k", dog, "r3", soon())).rejects.toMatchObject({
+      status: 409,
+    });
+    clock.now = r2LockUntil + 1;
+    expect(await creator.create("s", "k", dog, "r4", soon())).toEqual({
+      category: { id: 1, ...dog },
+      replayed: false,
+    });
+    expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
+  });
+});
+
+describe("a claim refused by a record that is gone or expired when read claims again", () => {
+  // dynalite 4.0.0 reads the refusing record after the refusal, so it may have changed; DynamoDB
+  // (and DynamoDB Local, as its API reference says) carry it with the refusal, as it was: live.
+  async function refusedThen(change: (f: Fixture) => Promise<void>): Promise<void> {
+    const f = await fixture();
+    await f.elsewhere.claim(recordKey, claimBy("r1", soon()), Date.now(), soon());
+    const before = held();
+    proxy().inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 1_500 });
+    const outcome = Promise.allSettled([f.creator.create("s", "k", dog, "r2", soon())]);
+    await untilHeld(before);
+    await sleep(reachStoreMs);
+    await change(f);
+    const [answer] = await outcome;
+    proxy().clear();
+    if (storeEngine === "dynalite") {
+      expect(answer).toEqual({
+        status: "fulfilled",
+        value: { category: { id: 1, ...dog }, replayed: false },
+      });
+      expect(await f.categories.list(soon())).toEqual([{ id: 1, ...dog }]);
+    } else {
+      expect(answer).toMatchObject({ status: "rejected", reason: { status: 409 } });
+    }
+  }
+
+  it("a record its owner released meanwhile", async () => {
+    await refusedThen((f) => f.elsewhere.release(recordKey, "r1", soon()));
+  });
+
+  it("a record found past its 24 hours (TTL removes such records late)", async () => {
+    await refusedThen(async (f) => {
+      await new Table(store.db, f.table).put(
+        keys.idempotency("s", "k"),
+        { ...claimBy("r1", soon()), ttl: Math.floor(Date.now() / 1000) - 60 },
+        soon(),
+      );
+    });
+  });
+});
+
+describe("a create that failed before taking an id releases its claim, in the margin past its deadline", () => {
+  it("lets a repeat start afresh at once though the failure came at the deadline", async () => {
+    const { categories, creator } = await fixture();
+    // The id take's answer is held past the deadline: the create fails when its budget is spent.
+    const before = held();
+    proxy().inject({ fault: "slow", operation: "UpdateItem", times: 1, delayMs: 1_000 });
+    const deadline = Date.now() + 300;
+    await expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toThrow();
+    expect(held()).toBe(before + 1);
+    expect(Date.now()).toBeGreaterThanOrEqual(deadline - 20);
+    const repeat = await creator.create("s", "k", dog, "r2", soon());
+    expect(repeat.replayed).toBe(false);
+    expect(await categories.list(soon())).toEqual([repeat.category]);
+  });
+});
+
+describe("the list version moves for each id taken and each put; a repeat storing an earlier id moves it again", () => {
+  it("is bumped when a repeat finishes under an id an earlier request took", async () => {
+    const { table, categories, creator, elsewhere } = await fixture();
+    // r1 reserved an id and stored the category, but the version bump after its put was lost
+    // and it died before storing its answer; its lock has passed.
+    await elsewhere.claim(recordKey, claimBy("r1", Date.now() - 1), Date.now(), soon());
+    const id = await categories.nextId(soon());
+    await elsewhere.reserveId(recordKey, "r1", id, soon());
+    proxy().inject({
+      fault: "throttling",
+      operation: "UpdateItem",
+      times: Number.POSITIVE_INFINITY,
+    });
+    await categories.put(id, dog, "r1", Date.now() + 300);
+    proxy().clear();
+    const version = await listVersion(table);
+    expect(await creator.create("s", "k", dog, "r2", soon())).toEqual({
+      category: { id, ...dog },
+      replayed: false,
+    });
+    expect(await listVersion(table)).toBeGreaterThan(version);
+  });
+
+  it("is bumped by a first create under a key as by a create without one, no more", async () => {
+    const { table, categories, creator } = await fixture();
+    const start = await listVersion(table);
+    await categories.create({ name: "cat" }, "plain", soon());
+    const afterPlain = await listVersion(table);
+    await creator.create("s", "k", dog, "keyed", soon());
+    expect((await listVersion(table)) - afterPlain).toBe(afterPlain - start);
   });
 });
