@@ -6,8 +6,7 @@
  * rules end to end, in bundles this process never runs.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Item } from "../../../lib/dynamodb.ts";
-import { DynamoDb } from "../../../lib/dynamodb.ts";
+import type { DynamoDb, Item } from "../../../lib/dynamodb.ts";
 import { StoreUnavailableError } from "../../../lib/errors.ts";
 import { CategoryStore } from "../../../lib/repositories/categories.ts";
 import { DynamoDbError, isConditionFailure } from "../../../lib/table/errors.ts";
@@ -17,6 +16,7 @@ import { Table } from "../../../lib/table/table.ts";
 import type { FaultProxy } from "../../support/faultProxy.ts";
 import type { RecordingProxy } from "../../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../../support/recordingDynamoProxy.ts";
+import { localClient } from "../../../local/embeddedDynamo.ts";
 import { startStoreProxy } from "../../../local/storeProxy.ts";
 import { soon, useFaultyStore } from "../../support/dynamo.ts";
 
@@ -116,11 +116,7 @@ describe("a put under a taken id fails even when the category it met is gone by 
       if (operation === "GetItem") await table.delete(keys.category(id), soon());
       return forward();
     });
-    const client = new DynamoDb({
-      region: "local",
-      endpoint: between.endpoint,
-      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
-    });
+    const client = localClient(between.endpoint);
     try {
       const failure = await new CategoryStore(client, name)
         .put(id, { name: "cat" }, "r2", soon())
@@ -237,11 +233,7 @@ describe("a list sees every category whose create was answered: its reads are st
   let client: DynamoDb | undefined;
   beforeAll(async () => {
     recorder = await startRecordingProxy(store.endpoint);
-    client = new DynamoDb({
-      region: "local",
-      endpoint: recorder.endpoint,
-      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
-    });
+    client = localClient(recorder.endpoint);
   });
   afterAll(async () => {
     client?.close();
