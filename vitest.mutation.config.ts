@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { shared } from "./vitest.config.ts";
 import type { TestSpecification } from "vitest/node";
 import { BaseSequencer } from "vitest/node";
 
@@ -36,11 +37,10 @@ export default defineConfig({
       "test/security/keyTiming.test.ts",
     ],
     sequence: { sequencer: QuickFirst },
-    setupFiles: ["test/support/apiErrorMatcher.ts"],
+    // npm test's matchers and time limits (vitest.config.ts); not its build or shuffle.
+    ...shared,
     // npm run mutation -- --ignore-static: the mutants left all switch at run time, so the
     // modules a run imports may stay loaded from one test file (and run) to the next.
     isolate: process.env.PETSTORE_MUTATION_ISOLATE !== "0",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
   },
 });
