@@ -4,14 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDb } from "../../../lib/dynamodb.ts";
+import type { Admission } from "../../../lib/rateLimit/limiter.ts";
 import { RateLimiter } from "../../../lib/rateLimit/limiter.ts";
 import type { RateLimit } from "../../../lib/rateLimit/policy.ts";
 import { leaseSize, parseRateLimit } from "../../../lib/rateLimit/policy.ts";
+import type { RateLimitBucketRepository } from "../../../lib/repositories/rateLimitBuckets.ts";
 import { RateLimitBucketStore } from "../../../lib/repositories/rateLimitBuckets.ts";
 import { keys } from "../../../lib/table/schema.ts";
 import { num } from "../../../lib/table/item.ts";
 import { Table } from "../../../lib/table/table.ts";
-import { useEmbeddedDynamo } from "../../support/dynamo.ts";
+import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 import type { RecordingProxy } from "../../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../../support/recordingDynamoProxy.ts";
 
@@ -128,6 +130,413 @@ describe("a refused request writes nothing", () => {
     // The second container has never looked: its lease is refused by the condition.
     expect((await second.admit("key_c", limit, deadline())).admitted).toBe(false);
     expect(await bucket("key_c")).toBe(before);
+  });
+});
+
+/** The rule tests' moment: the clock the limiter is given starts here. */
+const t0 = 1_800_000_000_000;
+
+interface BucketCall {
+  readonly operation: "read" | "take";
+  readonly deadline: number;
+}
+
+/**
+ * One container's limiter on a fresh table, its bucket calls recorded (with the deadline each was
+ * given), and the bucket as stored; `another` takes tokens as another container would.
+ */
+async function containerRig(options: { random?: () => number; budgetMs?: number } = {}) {
+  const tableName = await store.newTable();
+  const clock = { t: t0 };
+  const inner = new RateLimitBucketStore(store.db, tableName);
+  const calls: BucketCall[] = [];
+  /** Runs once, right after the limiter's next read: another container writing in between. */
+  let afterRead: (() => Promise<void>) | undefined;
+  const buckets: RateLimitBucketRepository = {
+    async read(keyId, intervalMs, deadline) {
+      calls.push({ operation: "read", deadline });
+      const state = await inner.read(keyId, intervalMs, deadline);
+      const between = afterRead;
+      afterRead = undefined;
+      await between?.();
+      return state;
+    },
+    take(take, deadline) {
+      calls.push({ operation: "take", deadline });
+      return inner.take(take, deadline);
+    },
+  };
+  const limiter = new RateLimiter({
+    buckets,
+    now: () => clock.t,
+    random: options.random ?? (() => 0),
+    ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
+  });
+  const far = () => clock.t + 60_000;
+  const tat = async (keyId: string) => (await inner.read(keyId, 1, soon())).tat;
+  /** Another container leases `tokens` of a 10/s, burst 20 bucket now, as it stands. */
+  const another = async (keyId: string, tokens: number) => {
+    const expected = await inner.read(keyId, 100, soon());
+    const result = await inner.take(
+      { keyId, tokens, intervalMs: 100, burst: 20, expected, now: clock.t },
+      soon(),
+    );
+    expect(result.taken).toBe(true);
+  };
+  const admit = (keyId: string, limit: RateLimit) => limiter.admit(keyId, limit, far());
+  const ops = () => calls.map((call) => call.operation);
+  return {
+    clock,
+    limiter,
+    calls,
+    ops,
+    tat,
+    another,
+    admit,
+    far,
+    setAfterRead: (hook: () => Promise<void>) => {
+      afterRead = hook;
+    },
+  };
+}
+
+describe("RateLimit r and t: what is left of the burst, and when the bucket is full again", () => {
+  it("a fresh key's burst counts down by one a request; t is the seconds until tat, rounded up", async () => {
+    const { admit, tat } = await containerRig();
+    const limit = limitOf("10/s", 20);
+    for (let n = 1; n <= 20; n++) {
+      const answer = await admit("key", limit);
+      expect(answer).toMatchObject({ admitted: true, remaining: 20 - n, failedOpen: false });
+      expect(answer.resetSeconds).toBe(Math.ceil(((await tat("key")) - t0) / 1000));
+    }
+    // Refused: r=0, and t is the Retry-After (docs/rate-limits.md).
+    expect(await admit("key", limit)).toMatchObject({
+      admitted: false,
+      remaining: 0,
+      resetSeconds: 1,
+      retryAfterSeconds: 1,
+      failedOpen: false,
+    });
+  });
+
+  it("what is left counts the bucket as it refilled since the container last looked", async () => {
+    const { clock, admit } = await containerRig();
+    const limit = limitOf("10/s", 20);
+    for (let n = 0; n < 12; n++) await admit("key", limit);
+    clock.t += 500; // five more tokens in the bucket
+    expect((await admit("key", limit)).remaining).toBe(20 - 13 + 5);
+  });
+});
+
+describe("past the burst, leased tokens are usable one interval apart, without a store call", () => {
+  it("at 10/s: one admission each 100 ms, refused in between with Retry-After up to the next", async () => {
+    const { clock, admit, calls } = await containerRig();
+    const limit = limitOf("10/s", 20);
+    for (let n = 0; n < 20; n++) await admit("key", limit);
+    const asked = calls.length;
+    const at = async (ms: number) => {
+      clock.t = t0 + ms;
+      return (await admit("key", limit)).admitted;
+    };
+    expect([await at(0), await at(50), await at(99), await at(100), await at(150)]).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+    ]);
+    expect([await at(199), await at(200), await at(250)]).toEqual([false, true, false]);
+    expect(calls.length).toBe(asked);
+  });
+});
+
+describe("a refused container asks again once the bucket holds what a lease needs, jittered", () => {
+  /**
+   * 10/s, burst 20: the burst at t0 (the last lease leaves 2 tokens for later), one refusal
+   * until the next is usable, both spent at t0 + 0.3 s; the clock left there.
+   */
+  async function spendBurst(
+    admit: (keyId: string, limit: RateLimit) => Promise<Admission>,
+    clock: { t: number },
+    limit: RateLimit,
+  ): Promise<void> {
+    for (let n = 0; n < 20; n++) expect((await admit("key", limit)).admitted).toBe(true);
+    expect((await admit("key", limit)).admitted).toBe(false);
+    clock.t = t0 + 300;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect((await admit("key", limit)).admitted).toBe(true);
+  }
+
+  it("no jitter: it refuses without a store call until then, and asks at that moment", async () => {
+    const { clock, admit, calls, ops } = await containerRig({ random: () => 0 });
+    const limit = limitOf("10/s", 20);
+    await spendBurst(admit, clock, limit);
+    // Its leases spent; it was refused before, so it waits for two leases of 5 (tat is 2.2 s
+    // ahead: ten tokens at t0 + 1.2 s).
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 1 });
+    const asked = calls.length;
+    clock.t = t0 + 1199;
+    expect((await admit("key", limit)).admitted).toBe(false);
+    expect(calls.length).toBe(asked);
+    clock.t = t0 + 1200;
+    expect(await admit("key", limit)).toMatchObject({ admitted: true, remaining: 9 });
+    expect(ops().slice(asked)).toEqual(["read", "take"]);
+  });
+
+  it("jittered over the next second: half way, it waits half a second more", async () => {
+    const { clock, admit, calls } = await containerRig({ random: () => 0.5 });
+    const limit = limitOf("10/s", 20);
+    await spendBurst(admit, clock, limit);
+    expect(await admit("key", limit)).toMatchObject({
+      admitted: false,
+      retryAfterSeconds: 2,
+      resetSeconds: 2,
+    });
+    const asked = calls.length;
+    clock.t = t0 + 1699;
+    expect((await admit("key", limit)).admitted).toBe(false);
+    expect(calls.length).toBe(asked);
+    clock.t = t0 + 1700;
+    expect((await admit("key", limit)).admitted).toBe(true);
+  });
+
+  it("refusals in a row spread the next ask over two seconds, never more; a lease starts again at one", async () => {
+    const { clock, admit, another } = await containerRig({ random: () => 0.9 });
+    const limit = limitOf("10/s", 20);
+    await another("key", 20); // the bucket is empty
+    // Its first lease would be 2: it asks again when the bucket holds 4, at t0 + 0.4 s + 0.9 s.
+    expect((await admit("key", limit)).retryAfterSeconds).toBe(2);
+    clock.t = t0 + 1300;
+    await another("key", 13); // others took what came back
+    // Second refusal in a row: 4 tokens at t0 + 1.7 s, jittered over 2 s.
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 3 });
+    clock.t = t0 + 3500;
+    await another("key", 20);
+    // Third: still over 2 s (4 tokens at t0 + 3.9 s, + 1.8 s).
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 3 });
+    clock.t = t0 + 5700;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect((await admit("key", limit)).admitted).toBe(true);
+    await another("key", 18);
+    // Refused after a lease was made: one second again (10 tokens at t0 + 6.7 s, + 0.9 s).
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 2 });
+  });
+
+  it("a lease longer than a second spreads the next ask over the lease: 1/min waits up to a minute more", async () => {
+    const { admit, calls } = await containerRig({ random: () => 0.5 });
+    const limit = limitOf("1/min", 2);
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect((await admit("key", limit)).admitted).toBe(true);
+    const asked = calls.length;
+    // The bucket holds a token again in 60 s; jittered over a lease of one 60 s token.
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 90 });
+    expect(calls.length).toBe(asked);
+  });
+});
+
+describe("a lease in flight: other requests for the key wait for it instead of asking too", () => {
+  it("two requests at once cost one read and one write", async () => {
+    const { limiter, ops, far } = await containerRig();
+    const limit = limitOf("10/s", 20);
+    const answers = await Promise.all([
+      limiter.admit("key", limit, far()),
+      limiter.admit("key", limit, far()),
+    ]);
+    expect(answers.map((answer) => answer.admitted)).toEqual([true, true]);
+    expect(ops()).toEqual(["read", "take"]);
+  });
+});
+
+describe("a lease takes at most the limiter's budget of a request's time (default 1 s)", () => {
+  it("each store call's deadline: the request's, or now + 1 s if sooner", async () => {
+    const { clock, limiter, calls } = await containerRig();
+    const limit = limitOf("10/s", 20);
+    await limiter.admit("a", limit, clock.t + 10_000);
+    await limiter.admit("b", limit, clock.t + 300);
+    expect(calls.map((call) => call.deadline - t0)).toEqual([1000, 1000, 300, 300]);
+  });
+
+  it("a budget of its own", async () => {
+    const { clock, limiter, calls } = await containerRig({ budgetMs: 250 });
+    await limiter.admit("a", limitOf("10/s", 20), clock.t + 10_000);
+    expect(calls.map((call) => call.deadline - t0)).toEqual([250, 250]);
+  });
+});
+
+describe("another container wrote between the read and the write: one more write, not a 429", () => {
+  it("the first write fails its condition, the bucket still holds enough, the second is made", async () => {
+    const { admit, ops, tat, setAfterRead, another } = await containerRig();
+    setAfterRead(() => another("key", 5));
+    // It read an absent bucket (idle form); the other container's lease made it draining.
+    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take", "take"]);
+    expect(await tat("key")).toBe(t0 + 700);
+  });
+
+  it("when the other container left too little, it is refused and writes no more", async () => {
+    const { admit, ops, tat, setAfterRead, another } = await containerRig();
+    setAfterRead(() => another("key", 20));
+    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(false);
+    expect(ops()).toEqual(["read", "take"]);
+    expect(await tat("key")).toBe(t0 + 2000);
+  });
+});
+
+describe("a lease is about two seconds of this container's own demand, up to a whole lease", () => {
+  it("a container seeing two requests a second of a 50/s key leases 4 tokens, not 25", async () => {
+    const { clock, admit, tat } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    await admit("key", limit); // never leased: one request's two seconds, 2 tokens
+    expect(await tat("key")).toBe(t0 + 40);
+    clock.t = t0 + 500;
+    await admit("key", limit);
+    clock.t = t0 + 1000;
+    await admit("key", limit); // 2 requests in the second since the lease
+    expect(await tat("key")).toBe(t0 + 1000 + 4 * 20);
+  });
+
+  it("requests at one moment count as a tenth of a second's demand", async () => {
+    const { admit, tat } = await containerRig();
+    const limit = limitOf("100/s", 200); // a whole lease: 50
+    await admit("key", limit); // 2 tokens
+    await admit("key", limit);
+    await admit("key", limit);
+    // 2 requests since the lease, as in 0.1 s: 20/s, two seconds of it, 40 tokens.
+    expect(await tat("key")).toBe(t0 + 42 * 10);
+  });
+
+  it("a flood takes a whole lease, no more", async () => {
+    const { clock, admit, tat } = await containerRig();
+    const limit = limitOf("50/s", 100); // a whole lease: 25
+    await admit("key", limit); // 2 tokens
+    clock.t = t0 + 100;
+    await admit("key", limit);
+    await admit("key", limit);
+    // 2 requests in 0.1 s: 20/s, 40 tokens in two seconds; 25 taken.
+    expect(await tat("key")).toBe(t0 + 100 + 25 * 20);
+  });
+});
+
+describe("tickets unspent for more than 10 s are dropped: a quiet container keeps no old tokens", () => {
+  it("after 10 s its leased token is still spent without asking", async () => {
+    const { clock, admit, calls } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    await admit("key", limit); // a lease of 2: one left
+    const asked = calls.length;
+    clock.t = t0 + 10_000;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect(calls.length).toBe(asked);
+  });
+
+  it("after more than 10 s it leases afresh", async () => {
+    const { clock, admit, ops } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    await admit("key", limit);
+    clock.t = t0 + 10_001;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take", "read", "take"]);
+  });
+});
+
+describe("a limit changed by the operator starts the container's count for the key afresh", () => {
+  it("a raised burst: a container refused under the old one is admitted at once", async () => {
+    const { admit } = await containerRig();
+    for (let n = 0; n < 20; n++) await admit("key", limitOf("10/s", 20));
+    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(false);
+    expect((await admit("key", limitOf("10/s", 40))).admitted).toBe(true);
+  });
+
+  it("a changed rate: tokens leased under the old one are not spent, the bucket is asked", async () => {
+    const { admit, ops } = await containerRig();
+    await admit("key", limitOf("10/s", 20)); // a lease of 2: one left
+    expect((await admit("key", limitOf("20/s", 20))).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take", "read", "take"]);
+  });
+
+  it("the same limit again keeps them", async () => {
+    const { admit, ops } = await containerRig();
+    await admit("key", limitOf("10/s", 20));
+    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take"]);
+  });
+});
+
+describe("fail open: the store's failure admits, and for a second the store is left alone", () => {
+  function failing() {
+    const failure = new Error("the store is out of reach");
+    let calls = 0;
+    const buckets: RateLimitBucketRepository = {
+      read: () => {
+        calls += 1;
+        return Promise.reject(failure);
+      },
+      take: () => {
+        calls += 1;
+        return Promise.reject(failure);
+      },
+    };
+    return { buckets, failure, calls: () => calls };
+  }
+
+  it("admitted with the cause once, then without it and without a store call until 1 s has passed", async () => {
+    const { buckets, failure, calls } = failing();
+    const clock = { t: t0 };
+    const limiter = new RateLimiter({ buckets, now: () => clock.t, random: () => 0 });
+    const limit = limitOf("10/s", 20);
+    expect(await limiter.admit("key", limit, t0 + 10_000)).toMatchObject({
+      admitted: true,
+      failedOpen: true,
+      cause: failure,
+    });
+    expect(calls()).toBe(1);
+    clock.t = t0 + 999;
+    expect(await limiter.admit("key", limit, t0 + 10_000)).toEqual(
+      expect.objectContaining({ admitted: true, failedOpen: true, cause: undefined }),
+    );
+    expect(calls()).toBe(1);
+    clock.t = t0 + 1000;
+    expect(await limiter.admit("key", limit, t0 + 10_000)).toMatchObject({
+      admitted: true,
+      failedOpen: true,
+      cause: failure,
+    });
+    expect(calls()).toBe(2);
+  });
+
+  it("the next request after the failure does not wait on it: the lease in flight is settled", async () => {
+    const { buckets } = failing();
+    const limiter = new RateLimiter({ buckets, now: () => t0, random: () => 0 });
+    const limit = limitOf("10/s", 20);
+    const answers = await Promise.all([
+      limiter.admit("key", limit, t0 + 10_000),
+      limiter.admit("key", limit, t0 + 10_000),
+    ]);
+    expect(answers.map((answer) => answer.failedOpen)).toEqual([true, true]);
+  });
+});
+
+describe("a container keeps the state of at most 10,000 keys, then starts afresh", () => {
+  it("a key known empty is refused without asking until 10,000 other keys have been seen", async () => {
+    let reads = 0;
+    // Every bucket is empty for a long while.
+    const buckets: RateLimitBucketRepository = {
+      read: (_keyId, intervalMs) => {
+        reads += 1;
+        return Promise.resolve({ tat: t0 + 3_600_000, intervalMs });
+      },
+      take: () => Promise.reject(new Error("no lease while the bucket is empty")),
+    };
+    const limiter = new RateLimiter({ buckets, now: () => t0, random: () => 0 });
+    const limit = limitOf("10/s", 20);
+    expect((await limiter.admit("first", limit, t0 + 10_000)).admitted).toBe(false);
+    for (let n = 1; n < 10_000; n++) await limiter.admit(`key${String(n)}`, limit, t0 + 10_000);
+    expect(reads).toBe(10_000);
+    expect((await limiter.admit("first", limit, t0 + 10_000)).admitted).toBe(false);
+    expect(reads).toBe(10_000);
+    await limiter.admit("one more", limit, t0 + 10_000);
+    expect(reads).toBe(10_001);
+    expect((await limiter.admit("first", limit, t0 + 10_000)).admitted).toBe(false);
+    expect(reads).toBe(10_002);
   });
 });
 
