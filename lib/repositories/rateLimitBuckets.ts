@@ -113,11 +113,9 @@ export class RateLimitBucketStore implements RateLimitBucketRepository {
       };
     }
     try {
+      // UPDATED_NEW: the attributes this update set, `tat` and `interval` among them.
       const after = await this.#table.update(key, update, deadline, { condition, returnNew: true });
-      return {
-        taken: true,
-        state: { tat: (after && num(after, "tat")) ?? ms(now + cost), intervalMs },
-      };
+      return { taken: true, state: stateOf(after, intervalMs) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       // The bucket the write met: with the failure (ALL_OLD) where the store gives it, else read.

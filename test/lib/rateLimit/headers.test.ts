@@ -67,4 +67,20 @@ describe("RateLimit: what is left and when the bucket is full again", () => {
     );
     expect(rateLimitField(42, 1.2)).toBe('"default";r=42;t=2');
   });
+
+  it.each([Number.NaN, Infinity, -Infinity])(
+    "%s, which no count should be, still gives a valid field of non-negative Integers",
+    (value) => {
+      for (const field of [rateLimitField(value, 3), rateLimitField(3, value)]) {
+        const { params } = parsed(field);
+        for (const n of Object.values(params)) {
+          expect(Number.isInteger(n) && (n as number) >= 0).toBe(true);
+        }
+      }
+    },
+  );
+
+  it("counts past 15 digits are clamped to the largest Integer (RFC 9651 §4.1.4)", () => {
+    expect(rateLimitField(1e20, 1e20)).toBe('"default";r=999999999999999;t=999999999999999');
+  });
 });

@@ -283,6 +283,36 @@ describe("a refused container asks again once the bucket holds what a lease need
     expect(ops().slice(asked)).toEqual(["read", "take"]);
   });
 
+  it("once a lease is made, it asks again as soon as the bucket holds one token", async () => {
+    const { clock, admit } = await containerRig({ random: () => 0 });
+    const limit = limitOf("10/s", 20);
+    await spendBurst(admit, clock, limit);
+    expect((await admit("key", limit)).admitted).toBe(false);
+    clock.t = t0 + 1200;
+    // The lease of 5 made here, then the bucket's other 5: no longer waiting for two leases.
+    const answers = [];
+    for (let n = 0; n < 10; n++) answers.push((await admit("key", limit)).admitted);
+    expect(answers).toEqual(Array.from({ length: 10 }, () => true));
+  });
+
+  it("it waits for two leases, or the burst less a lease when that is less (10/s, burst 10: 5 tokens)", async () => {
+    const { clock, admit, calls } = await containerRig({ random: () => 0 });
+    const limit = limitOf("10/s", 10); // leases of 5
+    for (let n = 0; n < 10; n++) expect((await admit("key", limit)).admitted).toBe(true);
+    expect((await admit("key", limit)).admitted).toBe(false);
+    clock.t = t0 + 300;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect((await admit("key", limit)).admitted).toBe(true);
+    // tat is 1.2 s ahead: 5 tokens at t0 + 0.7 s.
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 1 });
+    const asked = calls.length;
+    clock.t = t0 + 699;
+    expect((await admit("key", limit)).admitted).toBe(false);
+    expect(calls.length).toBe(asked);
+    clock.t = t0 + 700;
+    expect((await admit("key", limit)).admitted).toBe(true);
+  });
+
   it("jittered over the next second: half way, it waits half a second more", async () => {
     const { clock, admit, calls } = await containerRig({ random: () => 0.5 });
     const limit = limitOf("10/s", 20);
@@ -371,6 +401,14 @@ describe("another container wrote between the read and the write: one more write
     expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(true);
     expect(ops()).toEqual(["read", "take", "take"]);
     expect(await tat("key")).toBe(t0 + 700);
+  });
+
+  it("one token left is enough for the second write", async () => {
+    const { admit, ops, tat, setAfterRead, another } = await containerRig();
+    setAfterRead(() => another("key", 19));
+    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take", "take"]);
+    expect(await tat("key")).toBe(t0 + 2100);
   });
 
   it("when the other container left too little, it is refused and writes no more", async () => {
