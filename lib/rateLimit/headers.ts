@@ -17,8 +17,9 @@ import type { RateLimit } from "./policy.ts";
 const policyName = '"default"';
 const maxInteger = 999_999_999_999_999;
 
+/** A count as an Integer: whole units, rounded down (below one, and not a number, are 0). */
 function integer(value: number): string {
-  if (!Number.isFinite(value) || value <= 0) return "0";
+  if (!Number.isFinite(value) || value < 1) return "0";
   return String(Math.min(maxInteger, Math.floor(value)));
 }
 

@@ -15,18 +15,17 @@ const maxBurst = 1_000_000_000;
 
 /** The limit, or a one-line reason why the text is not one. */
 export function parseRateLimit(rate: string, burst: number | string): RateLimit | string {
-  const match = ratePattern.exec(rate.trim());
+  const text = rate.trim();
+  const match = ratePattern.exec(text);
   if (!match?.[1]) return `the rate must be <n>/s or <n>/min (e.g. 50/s), got "${rate}"`;
   const count = Number(match[1]);
-  const bursting = typeof burst === "number" ? burst : Number(burst.trim());
+  // Number() ignores the white space around a string, as trim() does.
+  const bursting = Number(burst);
   if (!Number.isSafeInteger(bursting) || bursting < 1 || bursting > maxBurst) {
     return `the burst must be a whole number from 1 to ${maxBurst}, got "${String(burst)}"`;
   }
-  return {
-    rate: `${count}/${match[2] ?? "s"}`,
-    perSecond: match[2] === "min" ? count / 60 : count,
-    burst: bursting,
-  };
+  // The whole text matched: it is the rate as written (no leading zero, no spaces).
+  return { rate: text, perSecond: match[2] === "min" ? count / 60 : count, burst: bursting };
 }
 
 /** "50/s, burst 100": how `keys list` and messages show a limit. */

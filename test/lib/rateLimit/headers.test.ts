@@ -68,6 +68,11 @@ describe("RateLimit: what is left and when the bucket is full again", () => {
     expect(rateLimitField(42, 1.2)).toBe('"default";r=42;t=2');
   });
 
+  it("one token left is r=1; a fraction of a second to reset is t=1 (rounded up)", () => {
+    expect(rateLimitField(1, 0.4)).toBe('"default";r=1;t=1');
+    expect(rateLimitField(0.9, 0)).toBe('"default";r=0;t=0');
+  });
+
   it.each([Number.NaN, Infinity, -Infinity])(
     "%s, which no count should be, still gives a valid field of non-negative Integers",
     (value) => {
