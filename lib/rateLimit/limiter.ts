@@ -115,7 +115,7 @@ export class RateLimiter implements RateLimiting {
       Object.assign(state, { tickets: 0, retryAt: 0 });
     }
     state.limit = limit;
-    if (state.tickets > 0 && now - state.leasedAt > ticketLifeMs) state.tickets = 0;
+    if (now - state.leasedAt > ticketLifeMs) state.tickets = 0;
     if (state.tickets > 0) return this.#spend(state, limit, now);
     if (now < state.openUntil) return this.#failOpen(state, limit, now, undefined);
     if (now < state.retryAt) return this.#answer(state, limit, now, false);
@@ -163,13 +163,10 @@ export class RateLimiter implements RateLimiting {
     const demand = state.leasedAt === 0 ? 1 : state.asked / elapsed;
     const lease = Math.max(1, Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds)));
     /** Whole tokens the bucket holds now (GCRA: before `tat` passes now + burst × interval). */
-    const available = (bucket: BucketState | undefined): number =>
-      bucket === undefined
-        ? limit.burst
-        : Math.floor(
-            (now + limit.burst * interval - Math.max(rescaled(bucket, interval, now), now)) /
-              interval,
-          );
+    const available = (bucket: BucketState): number =>
+      Math.floor(
+        (now + limit.burst * interval - Math.max(rescaled(bucket, interval, now), now)) / interval,
+      );
     const take = (expected: BucketState | undefined) =>
       this.#buckets.take(
         { keyId, tokens: lease, intervalMs: interval, burst: limit.burst, expected, now },
