@@ -174,11 +174,11 @@ async function containerRig(options: { random?: () => number; budgetMs?: number 
   });
   const far = () => clock.t + 60_000;
   const tat = async (keyId: string) => (await inner.read(keyId, 1, soon())).tat;
-  /** Another container leases `tokens` of a 10/s, burst 20 bucket now, as it stands. */
-  const another = async (keyId: string, tokens: number) => {
-    const expected = await inner.read(keyId, 100, soon());
+  /** Another container leases `tokens` of the bucket now (10/s, burst 20 unless said). */
+  const another = async (keyId: string, tokens: number, intervalMs = 100, burst = 20) => {
+    const expected = await inner.read(keyId, intervalMs, soon());
     const result = await inner.take(
-      { keyId, tokens, intervalMs: 100, burst: 20, expected, now: clock.t },
+      { keyId, tokens, intervalMs, burst, expected, now: clock.t },
       soon(),
     );
     expect(result.taken).toBe(true);
@@ -273,7 +273,12 @@ describe("a refused container asks again once the bucket holds what a lease need
     await spendBurst(admit, clock, limit);
     // Its leases spent; it was refused before, so it waits for two leases of 5 (tat is 2.2 s
     // ahead: ten tokens at t0 + 1.2 s).
-    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 1 });
+    // Refused: r=0, though the bucket holds a token it does not ask for.
+    expect(await admit("key", limit)).toMatchObject({
+      admitted: false,
+      remaining: 0,
+      retryAfterSeconds: 1,
+    });
     const asked = calls.length;
     clock.t = t0 + 1199;
     expect((await admit("key", limit)).admitted).toBe(false);
@@ -311,6 +316,21 @@ describe("a refused container asks again once the bucket holds what a lease need
     expect(calls.length).toBe(asked);
     clock.t = t0 + 700;
     expect((await admit("key", limit)).admitted).toBe(true);
+  });
+
+  it("a burst of 1: it waits for that one token, and asks nothing more once it is gone again", async () => {
+    const { clock, admit, ops, another } = await containerRig({ random: () => 0 });
+    const limit = limitOf("1/s", 1);
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 1 });
+    clock.t = t0 + 999;
+    expect((await admit("key", limit)).admitted).toBe(false);
+    expect(ops()).toEqual(["read", "take"]);
+    clock.t = t0 + 1000;
+    await another("key", 1, 1000, 1); // another container spends the token first
+    // Its read shows the bucket empty: refused, no write.
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 1 });
+    expect(ops()).toEqual(["read", "take", "read"]);
   });
 
   it("jittered over the next second: half way, it waits half a second more", async () => {
