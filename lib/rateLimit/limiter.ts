@@ -206,6 +206,7 @@ export class RateLimiter implements RateLimiting {
       // Containers that keep losing ask less and less often; the one that won keeps pacing.
       state.refusals = Math.min(state.refusals + 1, 2);
       const spread = Math.max(retrySpreadMs * 2 ** (state.refusals - 1), lease * interval);
+      // Stryker disable next-line ArithmeticOperator: a refused lease means the bucket lacks what it needs, so `next` is after now; on a millisecond clock now - 1 and now + 1 give the same answers.
       state.retryAt = Math.max(now + 1, next + this.#random() * spread);
       return;
     }
@@ -222,10 +223,11 @@ export class RateLimiter implements RateLimiting {
     const interval = intervalMs(limit);
     const tat = Math.max(state.bucket ? rescaled(state.bucket, interval, now) : now, now);
     const inBucket = Math.max(0, Math.floor((now + limit.burst * interval - tat) / interval));
-    const usable =
-      state.tickets > 0 && state.nextFrom <= now
-        ? Math.min(state.tickets, Math.floor((now - state.nextFrom) / interval) + 1)
-        : 0;
+    // Tickets usable now: the first from `nextFrom`, one more each interval since.
+    const usable = Math.max(
+      0,
+      Math.min(state.tickets, Math.floor((now - state.nextFrom) / interval) + 1),
+    );
     const retryAfterSeconds = Math.max(1, Math.ceil((state.retryAt - now) / 1000));
     return {
       admitted,

@@ -60,7 +60,9 @@ function ms(value: number): number {
 
 /** `tat` counted in another interval: the same debt in tokens, from now. */
 export function rescaled(state: BucketState, intervalMs: number, now: number): number {
-  if (state.intervalMs === intervalMs || state.tat <= now) return state.tat;
+  if (state.intervalMs === intervalMs) return state.tat;
+  // Stryker disable next-line EqualityOperator: at tat = now there is no debt, and the formula below gives now too (now is a whole millisecond).
+  if (state.tat <= now) return state.tat;
   return ms(now + ((state.tat - now) * intervalMs) / state.intervalMs);
 }
 
