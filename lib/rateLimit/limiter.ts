@@ -206,8 +206,9 @@ export class RateLimiter implements RateLimiting {
       // Containers that keep losing ask less and less often; the one that won keeps pacing.
       state.refusals = Math.min(state.refusals + 1, 2);
       const spread = Math.max(retrySpreadMs * 2 ** (state.refusals - 1), lease * interval);
+      const jittered = next + this.#random() * spread;
       // Stryker disable next-line ArithmeticOperator: a refused lease means the bucket lacks what it needs, so `next` is after now; on a millisecond clock now - 1 and now + 1 give the same answers.
-      state.retryAt = Math.max(now + 1, next + this.#random() * spread);
+      state.retryAt = Math.max(now + 1, jittered);
       return;
     }
     // Tickets: the lease's tokens, one interval apart, the first usable at once.
