@@ -47,6 +47,49 @@ describe("a list's first step reads the counter: last id, version and epoch", ()
   });
 });
 
+describe("a counter written only by a version bump reads as the empty counter's epoch and id", () => {
+  it("answers epoch 0 and last id 0 beside the version when the item has only a version", async () => {
+    const table = await store.newTable();
+    await new CategoryStore(store.db, table).commit(soon());
+    const list = new CategoryList(store.db, table, () => start);
+    expect((await list.version(soon())).counter).toEqual({ epoch: "0", version: 1, lastId: 0 });
+  });
+});
+
+describe("every read a list makes is strongly consistent (it must see every create answered 201)", () => {
+  it("sends the counter Query, the range Queries and the hole reads with ConsistentRead", async () => {
+    const { table, writer, create } = await listCacheTable(store);
+    await create("one");
+    const two = await writer.nextId(soon());
+    await create("three");
+    const sent: { operation: string; consistent: unknown }[] = [];
+    const db = store.db;
+    const call = (operation: string, input: Record<string, unknown>, deadline: number) => {
+      const batch = input.RequestItems as Record<string, { ConsistentRead?: unknown }> | undefined;
+      const consistent = batch ? batch[table]?.ConsistentRead : input.ConsistentRead;
+      sent.push({ operation, consistent });
+      return db.call(operation, input, deadline);
+    };
+    const recorded = new Proxy(db, {
+      get: (target, property): unknown =>
+        property === "call" ? call : (Reflect.get(target, property) as unknown),
+    });
+    const list = new CategoryList(recorded, table, Date.now);
+    await list.categories(await list.version(soon()), soon());
+    await writer.put(two, { name: "two" }, "r-two", soon());
+    await create("four");
+    await list.categories(await list.version(soon()), soon());
+    expect(sent.map(({ operation }) => operation).sort()).toEqual([
+      "BatchGetItem",
+      "Query",
+      "Query",
+      "Query",
+      "Query",
+    ]);
+    expect(sent.every(({ consistent }) => consistent === true)).toBe(true);
+  });
+});
+
 describe("a list's first step reads the withdrawals recorded since `withdrawalsSince`", () => {
   it("answers each recent withdrawal's id and time, and none recorded before", async () => {
     const table = await store.newTable();

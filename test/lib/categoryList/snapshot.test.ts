@@ -109,14 +109,15 @@ describe("an absent id is a hole until a put can no longer land (a higher catego
   it("dates each hole by the earliest createdAt above it, and keeps it through its last ms", () => {
     const at = counter(5, 5);
     const next = applyRefresh(undefined, version(at), refresh("cold", 0, 5), [
-      found(2, now - 100),
-      found(4, now - 300),
-      found(5, now - 200),
+      found(3, now - 100),
+      found(5, now - 300),
     ]);
-    expect(ids(next)).toEqual([2, 4, 5]);
-    expect(next.holes.get(3)).toEqual({ until: now - 300 + holeLifetimeMs, seen: now });
-    expect(next.holes.get(1)).toEqual({ until: now - 300 + holeLifetimeMs, seen: now });
-    expect([...next.holes.keys()].sort()).toEqual([1, 3]);
+    expect(ids(next)).toEqual([3, 5]);
+    const until = { until: now - 300 + holeLifetimeMs, seen: now };
+    expect(next.holes.get(4)).toEqual(until);
+    expect(next.holes.get(2)).toEqual(until);
+    expect(next.holes.get(1)).toEqual(until);
+    expect([...next.holes.keys()].sort()).toEqual([1, 2, 4]);
   });
 
   it("dates a hole above every category read by now (its id may have just been taken)", () => {
@@ -229,5 +230,28 @@ describe("a withdrawal drops the category it names unless it was stored again af
       [],
     );
     expect(ids(next)).toEqual([1, 2]);
+  });
+});
+
+describe("a refresh that read something forgets the settling ids it has settled", () => {
+  it("drops a cached settling id once settled, and keeps one still settling", () => {
+    const at = counter(3, 3);
+    const cached = snapshot(
+      at,
+      [1, 2, 3],
+      [],
+      [
+        [2, now - 2 * settleMs],
+        [3, now - 10],
+      ],
+    );
+    const next = applyRefresh(
+      cached,
+      version(counter(4, 4), [], now, now - 4 * settleMs),
+      refresh("incremental", 3, 4),
+      [found(4)],
+    );
+    expect(ids(next)).toEqual([1, 2, 3, 4]);
+    expect([...next.settling]).toEqual([[3, now - 10]]);
   });
 });

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { idempotencyWindowMs } from "../../../lib/idempotency/record.ts";
 import type { RecordKey } from "../../../lib/idempotency/record.ts";
 import { IdempotencyRecordStore } from "../../../lib/repositories/idempotencyRecords.ts";
-import { isConditionFailure } from "../../../lib/table/errors.ts";
+import { DynamoDbError, isConditionFailure } from "../../../lib/table/errors.ts";
 import { num } from "../../../lib/table/item.ts";
 import { keys } from "../../../lib/table/schema.ts";
 import { Table } from "../../../lib/table/table.ts";
@@ -79,6 +79,19 @@ describe("a claim creates an in-progress record unless a live one exists, then a
     expect(await records.claim(key, claimBy("b"), (ttlSecond + 1) * 1000, soon())).toEqual({
       claimed: true,
     });
+  });
+});
+
+describe("a claim passes on a fault other than a failed condition", () => {
+  it("rejects with DynamoDB's ValidationException for an item over 400 KB, claiming nothing", async () => {
+    const key = freshKey();
+    const huge = { ...claimBy("a"), fingerprint: "f".repeat(410_000) };
+    const error: unknown = await records.claim(key, huge, now, soon()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DynamoDbError);
+    expect(isConditionFailure(error)).toBe(false);
+    expect(
+      await table.get(keys.idempotency(key.scope, key.idempotencyKey), soon()),
+    ).toBeUndefined();
   });
 });
 
