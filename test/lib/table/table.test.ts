@@ -282,3 +282,33 @@ describe("batchGet reads any number of keys, 100 a request, and leaves missing o
     expect(sent).toHaveLength(3);
   });
 });
+
+describe("unprocessed keys are asked again with exponential backoff (DynamoDB's advice for batch retries)", () => {
+  it("sends the first request at once, then waits at least 50 ms, then 100 ms, before each retry", async () => {
+    const partition = freshPartition();
+    for (const i of [1, 2, 3]) {
+      await table.put({ pk: partition, sk: categorySortKey(i) }, { i }, soon());
+    }
+    const sentAt: number[] = [];
+    const { table: recorded, sent } = recording((operation, input, forward) => {
+      if (operation !== "BatchGetItem") return undefined;
+      sentAt.push(performance.now());
+      const request = (input.RequestItems as Record<string, { Keys: object[] }>)[tableName];
+      const [first, ...rest] = request?.Keys ?? [];
+      return forward({ RequestItems: { [tableName]: { ...request, Keys: [first] } } }).then(
+        (output) => ({
+          ...(output as object),
+          ...(rest.length > 0 && { UnprocessedKeys: { [tableName]: { Keys: rest } } }),
+        }),
+      );
+    });
+    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: categorySortKey(i) }));
+    const reading = recorded.batchGet(keyList, soon());
+    expect(sent).toHaveLength(1);
+    expect(await reading).toHaveLength(3);
+    const [a = 0, b = 0, c = 0] = sentAt;
+    // Timers never fire early by more than their 1 ms rounding.
+    expect(b - a).toBeGreaterThanOrEqual(49);
+    expect(c - b).toBeGreaterThanOrEqual(99);
+  });
+});
