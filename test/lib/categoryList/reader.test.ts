@@ -176,3 +176,35 @@ describe("concurrent lists finishing out of order keep the newest state (the loc
     expect(a.reads).toEqual(["counter"]);
   });
 });
+
+describe("a list stores what it read at an unchanged version too", () => {
+  it("forgets a hole once its put landed without a commit, reading only the counter next", async () => {
+    const { table, writer, create, landUncommitted } = await listCacheTable(store);
+    await create("one");
+    const id = await writer.nextId(soon());
+    const clock = Date.now();
+    const a = container(store.db, table, () => clock);
+    expect(await a.ids()).toEqual([1]);
+    await landUncommitted(id);
+    expect(await a.ids()).toEqual([1, 2]);
+    expect(a.reads.sort()).toEqual(["counter", "ids 2"]);
+    expect(await a.ids()).toEqual([1, 2]);
+    expect(a.reads).toEqual(["counter"]);
+  });
+});
+
+describe("a category read within settleMs of its stored createdAt is dropped by its withdrawal", () => {
+  it("drops a just-stored category withdrawn after a list read it, the version unchanged", async () => {
+    const { table, writer, create, landUncommitted } = await listCacheTable(store);
+    await create("one");
+    const id = await writer.nextId(soon());
+    await landUncommitted(id);
+    const a = container(store.db, table);
+    expect(await a.ids()).toEqual([1, 2]);
+    const direct = new Table(store.db, table);
+    await direct.put(keys.withdrawal(Date.now(), id), { id, at: Date.now() }, soon());
+    await direct.delete(keys.category(id), soon());
+    expect(await a.ids()).toEqual([1]);
+    expect(a.reads).toEqual(["counter"]);
+  });
+});
