@@ -19,10 +19,8 @@ export function applyRefresh(
   }
   const sorted = [...found].sort((a, b) => a.category.id - b.category.id);
   const foundIds = new Set(sorted.map((entry) => entry.category.id));
-  const holes = new Map<number, Hole>();
-  for (const [id, hole] of base?.holes ?? []) {
-    if (!foundIds.has(id) && hole.until >= now) holes.set(id, hole);
-  }
+  const holes = new Map<number, Hole>(base?.holes);
+  for (const [id, hole] of holes) if (foundIds.has(id) || hole.until < now) holes.delete(id);
   addGaps(holes, sorted, refresh.above + 1, refresh.upTo, now);
   const settling = new Map<number, number>();
   for (const [id, createdAt] of base?.settling ?? []) settling.set(id, createdAt);
@@ -32,8 +30,8 @@ export function applyRefresh(
   // A withdrawal names a put made before it; a later put of that id (a repeat) stands.
   const gone = new Set<number>();
   for (const { id, at } of withdrawn) {
-    const createdAt = settling.get(id);
-    if (createdAt !== undefined && createdAt <= at) {
+    const createdAt = settling.get(id) ?? Number.NaN;
+    if (createdAt <= at) {
       gone.add(id);
       settling.delete(id);
       holes.set(id, { until: createdAt + holeLifetimeMs, seen: now });
