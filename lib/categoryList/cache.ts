@@ -140,18 +140,17 @@ export function planRefresh(
   counter: CounterState,
   now: number,
 ): Refresh {
-  const cached = snapshot?.counter;
   if (
     !snapshot ||
-    !cached ||
-    cached.epoch !== counter.epoch ||
-    counter.version < cached.version ||
-    counter.lastId < cached.lastId ||
+    snapshot.counter.epoch !== counter.epoch ||
+    counter.version < snapshot.counter.version ||
+    counter.lastId < snapshot.counter.lastId ||
     // Idle so long that a withdrawal it must see may have expired: trust nothing cached.
     withdrawalsSince(snapshot, now) < now - withdrawalRecordMs + settleMs
   ) {
     return { kind: "cold", above: 0, upTo: counter.lastId, recheck: [] };
   }
+  const cached = snapshot.counter;
   const moved = cached.version !== counter.version;
   return {
     kind: moved ? "incremental" : "current",

@@ -22,7 +22,6 @@ export const coldReadSplit: SplitOptions = { maxParts: 16, minIds: 1000 };
 
 /** [low, high] cut into contiguous parts of near-equal size; empty when high < low. */
 export function splitIds(low: number, high: number, options: SplitOptions): IdRange[] {
-  if (high < low) return [];
   const count = high - low + 1;
   const parts = Math.max(1, Math.min(options.maxParts, Math.floor(count / options.minIds)));
   const size = Math.ceil(count / parts);
@@ -39,7 +38,7 @@ export async function mapLimited<T, R>(
   limit: number,
   task: (input: T) => Promise<R>,
 ): Promise<R[]> {
-  const results = new Array<R>(inputs.length);
+  const results: R[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < inputs.length) {

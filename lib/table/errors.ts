@@ -59,7 +59,8 @@ export function readAnswer(status: number, text: string): unknown {
     Message?: unknown;
     Item?: unknown;
   };
-  const type = typeof fault.__type === "string" ? (fault.__type.split("#").pop() ?? "") : "";
+  const type =
+    typeof fault.__type === "string" ? fault.__type.slice(fault.__type.lastIndexOf("#") + 1) : "";
   const message = fault.message ?? fault.Message;
   throw new DynamoDbError(
     type || `HTTP${status}`,

@@ -8,6 +8,8 @@ import type {
 import {
   emptyCounter,
   holeLifetimeMs,
+  isSettled,
+  listVersion,
   planRefresh,
   settleMs,
   withdrawalsSince,
@@ -163,5 +165,105 @@ describe("a cache holding a just-stored category reads the withdrawals until it 
     const at2 = counter({ version: 3, lastId: 2 });
     const after = step(fresh(), at2, [], [{ id: 2, at: now - 5 }], now + 10);
     expect(ids(after)).toEqual([1, 2]);
+  });
+});
+
+/** A snapshot at `at` holding no categories, with these holes and settling ids. */
+const snapshotWith = (
+  at: CounterState,
+  holes: readonly (readonly [number, { until: number; seen: number }])[] = [],
+  settling: readonly (readonly [number, number])[] = [],
+): ListSnapshot => ({
+  counter: at,
+  categories: [],
+  holes: new Map(holes),
+  settling: new Map(settling),
+});
+
+describe("the list's ETag names the counter's epoch and version", () => {
+  it("joins them with a dot", () => {
+    expect(listVersion({ epoch: "e1", version: 7 })).toBe("e1.7");
+  });
+});
+
+describe("a counter behind the cache's means another table or a rewind: the list reads cold", () => {
+  const cached = counter({ version: 5, lastId: 6 });
+
+  it("reads cold when the version went back, though the last id did not", () => {
+    const plan = planRefresh(snapshotWith(cached), counter({ version: 4, lastId: 6 }), now);
+    expect(plan).toEqual({ kind: "cold", above: 0, upTo: 6, recheck: [] });
+  });
+
+  it("reads cold when the last id went back, though the version moved on", () => {
+    const plan = planRefresh(snapshotWith(cached), counter({ version: 9, lastId: 5 }), now);
+    expect(plan).toEqual({ kind: "cold", above: 0, upTo: 5, recheck: [] });
+  });
+});
+
+describe("with the version unchanged, only holes found in the last settleMs are read again", () => {
+  it("rechecks a hole seen exactly settleMs ago, and not one ms later", () => {
+    const at = counter({ version: 5, lastId: 6 });
+    const snapshot = snapshotWith(at, [[5, { until: now + holeLifetimeMs, seen: now }]]);
+    expect(planRefresh(snapshot, at, now + settleMs).recheck).toEqual([5]);
+    expect(planRefresh(snapshot, at, now + settleMs + 1).recheck).toEqual([]);
+  });
+
+  it("rechecks every hole however old once the version moved", () => {
+    const at = counter({ version: 5, lastId: 6 });
+    const snapshot = snapshotWith(at, [[5, { until: now + holeLifetimeMs, seen: now }]]);
+    const later = now + 10 * settleMs;
+    expect(planRefresh(snapshot, counter({ version: 6, lastId: 6 }), later)).toEqual({
+      kind: "incremental",
+      above: 6,
+      upTo: 6,
+      recheck: [5],
+    });
+  });
+});
+
+describe("withdrawals are read from before the oldest settling category, by settleMs", () => {
+  it("reads from settleMs before the oldest settling createdAt when that is earlier", () => {
+    const snapshot = snapshotWith(
+      counter({}),
+      [],
+      [
+        [1, now - 1.5 * settleMs],
+        [2, now - 1.8 * settleMs],
+        [3, now],
+      ],
+    );
+    expect(withdrawalsSince(snapshot, now)).toBe(now - 2.8 * settleMs);
+  });
+});
+
+describe("a cache reads cold once a withdrawal it must see may have expired (records kept a day)", () => {
+  it("trusts the cache while its oldest settling category's withdrawals are still kept", () => {
+    const at = counter({ version: 1, lastId: 1 });
+    const edge = now - withdrawalRecordMs + 2 * settleMs;
+    expect(planRefresh(snapshotWith(at, [], [[1, edge]]), at, now).kind).toBe("current");
+    expect(planRefresh(snapshotWith(at, [], [[1, edge - 1]]), at, now).kind).toBe("cold");
+  });
+});
+
+describe("a category has settled once a read more than settleMs after its put read the withdrawals since before it", () => {
+  const createdAt = now;
+  const version = (readAt: number, since: number) => ({
+    counter: emptyCounter,
+    withdrawals: [],
+    readAt,
+    since,
+  });
+
+  it("needs the read sent strictly more than settleMs after the put", () => {
+    expect(isSettled(createdAt, version(createdAt + settleMs, createdAt - settleMs))).toBe(false);
+    expect(isSettled(createdAt, version(createdAt + settleMs + 1, createdAt - settleMs))).toBe(
+      true,
+    );
+  });
+
+  it("needs the withdrawals read from at least settleMs before the put", () => {
+    const readAt = createdAt + 2 * settleMs;
+    expect(isSettled(createdAt, version(readAt, createdAt - settleMs + 1))).toBe(false);
+    expect(isSettled(createdAt, version(readAt, createdAt - settleMs - 1))).toBe(true);
   });
 });

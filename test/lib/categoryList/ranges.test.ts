@@ -30,7 +30,38 @@ describe("a cold read's id range is cut into contiguous parallel parts", () => {
   });
 });
 
+describe("parts are near-equal, no more than maxParts, none smaller than minIds", () => {
+  it("cuts ten ids into three parts of at most four", () => {
+    expect(splitIds(1, 10, { maxParts: 3, minIds: 2 })).toEqual([
+      [1, 4],
+      [5, 8],
+      [9, 10],
+    ]);
+  });
+
+  it("makes as many parts as minIds allows when that is fewer than maxParts", () => {
+    expect(splitIds(11, 20, { maxParts: 16, minIds: 5 })).toEqual([
+      [11, 15],
+      [16, 20],
+    ]);
+    expect(splitIds(1, 5, { maxParts: 16, minIds: 2 })).toEqual([
+      [1, 3],
+      [4, 5],
+    ]);
+  });
+
+  it("reads fewer ids than minIds, or a single id, in one part", () => {
+    expect(splitIds(1, 3, { maxParts: 4, minIds: 5 })).toEqual([[1, 3]]);
+    expect(splitIds(7, 7, coldReadSplit)).toEqual([[7, 7]]);
+  });
+});
+
 describe("parallel work is bounded and keeps its order", () => {
+  it("answers nothing for no inputs, and runs every input when the limit exceeds them", async () => {
+    expect(await mapLimited([], 4, (n: number) => Promise.resolve(n))).toEqual([]);
+    expect(await mapLimited([1, 2], 8, (n) => Promise.resolve(n + 1))).toEqual([2, 3]);
+  });
+
   it("never runs more than the limit at once", async () => {
     let running = 0;
     let peak = 0;

@@ -7,9 +7,11 @@ import { soon, storeEngine, useEmbeddedDynamo } from "../../support/dynamo.ts";
 
 const store = useEmbeddedDynamo();
 let table: Table;
+let tableName = "";
 
 beforeAll(async () => {
-  table = new Table(store.db, await store.newTable());
+  tableName = await store.newTable();
+  table = new Table(store.db, tableName);
 });
 
 /** A fresh partition per test, so tests share the table but never each other's items. */
@@ -151,5 +153,162 @@ describe("conditional writes answer whether their condition held; other faults p
     expect(failure.item).toEqual(answered);
     const met = await table.collidedWith(failure, key, soon());
     expect(met && text(met, "owner")).toBe("a");
+  });
+});
+
+interface Sent {
+  readonly operation: string;
+  readonly input: Record<string, unknown>;
+}
+
+/**
+ * `store.db` noting every request the table sends; `answer` may answer one in place of the store
+ * (given the store's own call), as DynamoDB does when it processes part of a batch.
+ */
+function recording(
+  answer?: (
+    operation: string,
+    input: Record<string, unknown>,
+    call: (input: object) => Promise<unknown>,
+  ) => Promise<unknown> | undefined,
+): { readonly table: Table; readonly sent: Sent[] } {
+  const sent: Sent[] = [];
+  const db = store.db;
+  const call = (operation: string, input: Record<string, unknown>, deadline: number) => {
+    sent.push({ operation, input });
+    const forward = (request: object) => db.call(operation, request, deadline);
+    return answer?.(operation, input, forward) ?? forward(input);
+  };
+  const proxy = new Proxy(db, {
+    get: (target, property): unknown =>
+      property === "call" ? call : (Reflect.get(target, property) as unknown),
+  });
+  return { table: new Table(proxy, tableName), sent };
+}
+
+describe("every read of an item is strongly consistent (a list must see every create answered 201)", () => {
+  it("asks GetItem and BatchGetItem for ConsistentRead, and a Query only when the spec says so", async () => {
+    const { table: recorded, sent } = recording();
+    const key = { pk: freshPartition(), sk: "one" };
+    await recorded.get(key, soon());
+    await recorded.batchGet([key], soon());
+    await recorded.queryAll({ partition: key.pk }, soon());
+    await recorded.queryAll({ partition: key.pk, consistent: true }, soon());
+    expect(sent.map(({ operation, input }) => [operation, consistency(input)])).toEqual([
+      ["GetItem", true],
+      ["BatchGetItem", true],
+      ["Query", undefined],
+      ["Query", true],
+    ]);
+  });
+});
+
+function consistency(input: Record<string, unknown>): unknown {
+  const requestItems = input.RequestItems as
+    Record<string, { ConsistentRead?: unknown }> | undefined;
+  return requestItems ? requestItems[tableName]?.ConsistentRead : input.ConsistentRead;
+}
+
+describe("a conditional write asks for the item it met (ALL_OLD): no read unit, no extra call", () => {
+  it("sends ReturnValuesOnConditionCheckFailure ALL_OLD with every conditional put, update and delete", async () => {
+    const { table: recorded, sent } = recording();
+    const key = { pk: freshPartition(), sk: "one" };
+    const always = { text: "attribute_not_exists(nothing)" };
+    await recorded.put(key, { v: 1 }, soon(), always);
+    await recorded.update(key, { text: "SET v = :v", values: { ":v": 2 } }, soon(), {
+      condition: always,
+    });
+    await recorded.delete(key, soon(), always);
+    expect(sent.map(({ input }) => input.ReturnValuesOnConditionCheckFailure)).toEqual([
+      "ALL_OLD",
+      "ALL_OLD",
+      "ALL_OLD",
+    ]);
+  });
+});
+
+describe("an update answers the new attributes only when asked (ReturnValues defaults to NONE)", () => {
+  it("answers nothing without returnNew, the updated attributes with it", async () => {
+    const key = { pk: freshPartition(), sk: "one" };
+    await table.put(key, { n: 1, other: "x" }, soon());
+    const bump = { text: "ADD n :one", values: { ":one": 1 } };
+    expect(await table.update(key, bump, soon())).toBeUndefined();
+    expect(await table.update(key, bump, soon(), { returnNew: true })).toEqual({ n: { N: "3" } });
+  });
+});
+
+describe("batchGet reads any number of keys, 100 a request, and leaves missing ones out", () => {
+  it("reads 150 keys in two requests, projected, answering only those stored", async () => {
+    const { table: recorded, sent } = recording();
+    const partition = freshPartition();
+    const stored = [1, 2, 99, 100, 101, 150];
+    for (const i of stored) {
+      await table.put({ pk: partition, sk: categorySortKey(i) }, { i, other: "x" }, soon());
+    }
+    const keyList = Array.from({ length: 150 }, (_, i) => ({
+      pk: partition,
+      sk: categorySortKey(i + 1),
+    }));
+    const items = await recorded.batchGet(keyList, soon(), ["i"]);
+    expect(items.map((item) => num(item, "i")).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(stored);
+    expect(items.every((item) => Object.keys(item).join() === "i")).toBe(true);
+    const sizes = sent.map(({ input }) => {
+      const requestItems = input.RequestItems as Record<string, { Keys: unknown[] }>;
+      return requestItems[tableName]?.Keys.length;
+    });
+    expect(sizes.sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([50, 100]);
+  });
+
+  it("asks again for the keys DynamoDB left unprocessed (throttling) until none are left", async () => {
+    const partition = freshPartition();
+    for (const i of [1, 2, 3]) {
+      await table.put({ pk: partition, sk: categorySortKey(i) }, { i }, soon());
+    }
+    // As DynamoDB may: each request processes only its first key and leaves the rest.
+    const { table: recorded, sent } = recording((operation, input, forward) => {
+      if (operation !== "BatchGetItem") return undefined;
+      const request = (input.RequestItems as Record<string, { Keys: object[] }>)[tableName];
+      const [first, ...rest] = request?.Keys ?? [];
+      return forward({
+        RequestItems: { [tableName]: { ...request, Keys: [first] } },
+      }).then((output) => ({
+        ...(output as object),
+        ...(rest.length > 0 && { UnprocessedKeys: { [tableName]: { Keys: rest } } }),
+      }));
+    });
+    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: categorySortKey(i) }));
+    const items = await recorded.batchGet(keyList, soon());
+    expect(items.map((item) => num(item, "i"))).toEqual([1, 2, 3]);
+    expect(sent).toHaveLength(3);
+  });
+});
+
+describe("unprocessed keys are asked again with exponential backoff (DynamoDB's advice for batch retries)", () => {
+  it("sends the first request at once, then waits at least 50 ms, then 100 ms, before each retry", async () => {
+    const partition = freshPartition();
+    for (const i of [1, 2, 3]) {
+      await table.put({ pk: partition, sk: categorySortKey(i) }, { i }, soon());
+    }
+    const sentAt: number[] = [];
+    const { table: recorded, sent } = recording((operation, input, forward) => {
+      if (operation !== "BatchGetItem") return undefined;
+      sentAt.push(performance.now());
+      const request = (input.RequestItems as Record<string, { Keys: object[] }>)[tableName];
+      const [first, ...rest] = request?.Keys ?? [];
+      return forward({ RequestItems: { [tableName]: { ...request, Keys: [first] } } }).then(
+        (output) => ({
+          ...(output as object),
+          ...(rest.length > 0 && { UnprocessedKeys: { [tableName]: { Keys: rest } } }),
+        }),
+      );
+    });
+    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: categorySortKey(i) }));
+    const reading = recorded.batchGet(keyList, soon());
+    expect(sent).toHaveLength(1);
+    expect(await reading).toHaveLength(3);
+    const [a = 0, b = 0, c = 0] = sentAt;
+    // Timers never fire early by more than their 1 ms rounding.
+    expect(b - a).toBeGreaterThanOrEqual(49);
+    expect(c - b).toBeGreaterThanOrEqual(99);
   });
 });

@@ -1,0 +1,257 @@
+/**
+ * A list cache's next snapshot (lib/categoryList/snapshot.ts): what a refresh read, merged into the
+ * cache by the rules of lib/categoryList/cache.ts (holes, settling categories, withdrawals).
+ */
+import { describe, expect, it } from "vitest";
+import type {
+  CounterState,
+  Found,
+  Hole,
+  ListSnapshot,
+  ListVersion,
+  Refresh,
+  Withdrawal,
+} from "../../../lib/categoryList/cache.ts";
+import { holeLifetimeMs, settleMs } from "../../../lib/categoryList/cache.ts";
+import { applyRefresh } from "../../../lib/categoryList/snapshot.ts";
+
+const now = Date.parse("2026-11-22T12:00:00Z");
+const old = now - 10 * settleMs;
+const counter = (version: number, lastId: number): CounterState => ({
+  epoch: "e1",
+  version,
+  lastId,
+});
+const found = (id: number, createdAt = old): Found => ({
+  category: { id, name: `c${id}` },
+  createdAt,
+});
+const snapshot = (
+  at: CounterState,
+  ids: readonly number[],
+  holes: readonly (readonly [number, Hole])[] = [],
+  settling: readonly (readonly [number, number])[] = [],
+): ListSnapshot => ({
+  counter: at,
+  categories: ids.map((id) => found(id).category),
+  holes: new Map(holes),
+  settling: new Map(settling),
+});
+const version = (
+  at: CounterState,
+  withdrawals: readonly Withdrawal[] = [],
+  readAt = now,
+  since = readAt - 2 * settleMs,
+): ListVersion => ({ counter: at, withdrawals, readAt, since });
+const refresh = (
+  kind: Refresh["kind"],
+  above: number,
+  upTo: number,
+  recheck: number[] = [],
+): Refresh => ({ kind, above, upTo, recheck });
+const ids = (s: ListSnapshot): number[] => s.categories.map((c) => c.id);
+
+describe("a cold read trusts nothing cached", () => {
+  it("answers only what it read, with the counter it read", () => {
+    const cached = snapshot(counter(9, 9), [1, 2, 9], [[5, { until: now + 1, seen: old }]]);
+    const next = applyRefresh(cached, version(counter(2, 3)), refresh("cold", 0, 3), [
+      found(3),
+      found(1),
+    ]);
+    expect(ids(next)).toEqual([1, 3]);
+    expect(next.counter).toEqual(counter(2, 3));
+    expect([...next.holes.keys()]).toEqual([2]);
+  });
+});
+
+describe("an unchanged version with nothing read keeps the cache, dropping settled ids only", () => {
+  it("forgets a settling id once a read has settled it, keeping the categories", () => {
+    const at = counter(3, 3);
+    const cached = snapshot(
+      at,
+      [1, 2, 3],
+      [],
+      [
+        [2, now - 2 * settleMs],
+        [3, now - 10],
+      ],
+    );
+    const next = applyRefresh(
+      cached,
+      version(at, [], now, now - 4 * settleMs),
+      refresh("current", 3, 3),
+      [],
+    );
+    expect(ids(next)).toEqual([1, 2, 3]);
+    expect([...next.settling]).toEqual([[3, now - 10]]);
+    expect(next.counter).toBe(at);
+  });
+});
+
+describe("a refresh that read only the cached ids keeps the cached counter", () => {
+  it("keeps the cached last id, so ids above it are read when the version moves", () => {
+    const cached = snapshot(
+      counter(3, 3),
+      [1, 2],
+      [[3, { until: now + holeLifetimeMs, seen: now }]],
+    );
+    const next = applyRefresh(cached, version(counter(3, 4)), refresh("current", 3, 3, [3]), [
+      found(3),
+    ]);
+    expect(ids(next)).toEqual([1, 2, 3]);
+    expect(next.counter).toEqual(counter(3, 3));
+    const moved = applyRefresh(cached, version(counter(4, 4)), refresh("incremental", 3, 4), []);
+    expect(moved.counter).toEqual(counter(4, 4));
+  });
+});
+
+describe("an absent id is a hole until a put can no longer land (a higher category's createdAt + 25 h)", () => {
+  it("dates each hole by the earliest createdAt above it, and keeps it through its last ms", () => {
+    const at = counter(5, 5);
+    const next = applyRefresh(undefined, version(at), refresh("cold", 0, 5), [
+      found(3, now - 100),
+      found(5, now - 300),
+    ]);
+    expect(ids(next)).toEqual([3, 5]);
+    const until = { until: now - 300 + holeLifetimeMs, seen: now };
+    expect(next.holes.get(4)).toEqual(until);
+    expect(next.holes.get(2)).toEqual(until);
+    expect(next.holes.get(1)).toEqual(until);
+    expect([...next.holes.keys()].sort()).toEqual([1, 2, 4]);
+  });
+
+  it("dates a hole above every category read by now (its id may have just been taken)", () => {
+    const next = applyRefresh(undefined, version(counter(2, 2)), refresh("cold", 0, 2), [found(1)]);
+    expect(next.holes.get(2)).toEqual({ until: now + holeLifetimeMs, seen: now });
+  });
+
+  it("keeps a hole whose last moment is now, and not one that ended a ms before", () => {
+    const edge = now - holeLifetimeMs;
+    const kept = applyRefresh(undefined, version(counter(2, 2)), refresh("cold", 0, 2), [
+      found(2, edge),
+    ]);
+    expect([...kept.holes.keys()]).toEqual([1]);
+    const gone = applyRefresh(undefined, version(counter(2, 2)), refresh("cold", 0, 2), [
+      found(2, edge - 1),
+    ]);
+    expect(gone.holes.size).toBe(0);
+  });
+
+  it("keeps a cached hole through its last ms, forgets it after, or once its id is read", () => {
+    const at = counter(3, 3);
+    const cached = snapshot(
+      at,
+      [3],
+      [
+        [1, { until: now, seen: old }],
+        [2, { until: now - 1, seen: old }],
+      ],
+    );
+    const next = applyRefresh(
+      cached,
+      version(counter(4, 3)),
+      refresh("incremental", 3, 3, [1, 2]),
+      [],
+    );
+    expect([...next.holes.keys()]).toEqual([1]);
+    const filled = applyRefresh(
+      cached,
+      version(counter(4, 3)),
+      refresh("incremental", 3, 3, [1, 2]),
+      [found(1)],
+    );
+    expect(filled.holes.size).toBe(0);
+    expect(ids(filled)).toEqual([1, 3]);
+  });
+
+  it("a category whose createdAt is unknown (NaN) dates no hole", () => {
+    const next = applyRefresh(undefined, version(counter(3, 3)), refresh("cold", 0, 3), [
+      found(2, Number.NaN),
+      found(3, now - 500),
+    ]);
+    expect(next.holes.get(1)).toEqual({ until: now - 500 + holeLifetimeMs, seen: now });
+  });
+});
+
+describe("a category read within settleMs of its put settles before it is trusted", () => {
+  it("marks a category read settleMs after its put settling, and one read a ms later not", () => {
+    const next = applyRefresh(
+      undefined,
+      version(counter(2, 2), [], now, now),
+      refresh("cold", 0, 2),
+      [found(1, now - settleMs), found(2, now - settleMs - 1)],
+    );
+    expect([...next.settling]).toEqual([[1, now - settleMs]]);
+  });
+});
+
+describe("a withdrawal drops the category it names unless it was stored again after it", () => {
+  const at = counter(2, 2);
+  const fresh = (): ListSnapshot => snapshot(at, [1, 2], [], [[2, now - 10]]);
+
+  it("drops an id withdrawn at its put's createdAt, keeping it a hole for 25 h from it", () => {
+    const next = applyRefresh(
+      fresh(),
+      version(counter(3, 2), [{ id: 2, at: now - 10 }]),
+      refresh("incremental", 2, 2),
+      [],
+    );
+    expect(ids(next)).toEqual([1]);
+    expect(next.holes.get(2)).toEqual({ until: now - 10 + holeLifetimeMs, seen: now });
+    expect(next.settling.size).toBe(0);
+  });
+
+  it("drops a withdrawn id read in this same refresh", () => {
+    const next = applyRefresh(
+      undefined,
+      version(at, [{ id: 2, at: now - 5 }]),
+      refresh("cold", 0, 2),
+      [found(1), found(2, now - 10)],
+    );
+    expect(ids(next)).toEqual([1]);
+  });
+
+  it("ignores a withdrawal of an id not settling (long settled, or never read)", () => {
+    const next = applyRefresh(
+      snapshot(at, [1, 2]),
+      version(counter(3, 2), [{ id: 1, at: now - 5 }]),
+      refresh("incremental", 2, 2),
+      [],
+    );
+    expect(ids(next)).toEqual([1, 2]);
+    expect(next.holes.size).toBe(0);
+  });
+
+  it("keeps an id stored again a ms after its withdrawal", () => {
+    const next = applyRefresh(
+      fresh(),
+      version(counter(3, 2), [{ id: 2, at: now - 11 }]),
+      refresh("incremental", 2, 2),
+      [],
+    );
+    expect(ids(next)).toEqual([1, 2]);
+  });
+});
+
+describe("a refresh that read something forgets the settling ids it has settled", () => {
+  it("drops a cached settling id once settled, and keeps one still settling", () => {
+    const at = counter(3, 3);
+    const cached = snapshot(
+      at,
+      [1, 2, 3],
+      [],
+      [
+        [2, now - 2 * settleMs],
+        [3, now - 10],
+      ],
+    );
+    const next = applyRefresh(
+      cached,
+      version(counter(4, 4), [], now, now - 4 * settleMs),
+      refresh("incremental", 3, 4),
+      [found(4)],
+    );
+    expect(ids(next)).toEqual([1, 2, 3, 4]);
+    expect([...next.settling]).toEqual([[3, now - 10]]);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * What DynamoDB's answers mean (lib/table/errors.ts): the JSON error body of the DynamoDB API
+ * (`__type` "namespace#Type", `message` or `Message`) and which errors the client retries.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  conditionHeld,
+  DynamoDbError,
+  isConditionFailure,
+  isRetryable,
+  readAnswer,
+  TransportError,
+} from "../../../lib/table/errors.ts";
+
+const caught = (run: () => unknown): unknown => {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw");
+};
+
+describe("a 200 answers its JSON body", () => {
+  it("parses the body of a 200 as the operation's output", () => {
+    expect(readAnswer(200, '{"Item":{"pk":{"S":"a"}}}')).toEqual({ Item: { pk: { S: "a" } } });
+  });
+});
+
+describe("an answer that is not JSON is a transport fault (a proxy's page, a body cut off)", () => {
+  it.each([200, 500])("throws TransportError for an unreadable HTTP %i answer", (status) => {
+    const error = caught(() => readAnswer(status, "<html>bad gateway"));
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({
+      name: "TransportError",
+      message: `unreadable answer (HTTP ${String(status)})`,
+    });
+    expect(isRetryable(error)).toBe(true);
+  });
+});
+
+describe("an error answer names its type after the namespace's '#', its message and status", () => {
+  it("reads __type without the namespace and the message (DynamoDB's lower-case message)", () => {
+    const error = caught(() =>
+      readAnswer(
+        400,
+        JSON.stringify({
+          __type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+          message: "The conditional request failed",
+        }),
+      ),
+    );
+    expect(error).toBeInstanceOf(DynamoDbError);
+    expect(error).toMatchObject({
+      name: "DynamoDbError",
+      type: "ConditionalCheckFailedException",
+      statusCode: 400,
+      message: "ConditionalCheckFailedException: The conditional request failed",
+      item: undefined,
+    });
+    expect(isConditionFailure(error)).toBe(true);
+  });
+
+  it("reads a __type without a namespace as it is, and Message (some errors' capitalised field)", () => {
+    const error = caught(() =>
+      readAnswer(400, JSON.stringify({ __type: "ValidationException", Message: "bad input" })),
+    );
+    expect(error).toMatchObject({
+      type: "ValidationException",
+      message: "ValidationException: bad input",
+    });
+  });
+
+  it("names an error without __type or message by its HTTP status", () => {
+    for (const body of ["{}", "null", JSON.stringify({ __type: 7, message: 8 })]) {
+      expect(caught(() => readAnswer(503, body))).toMatchObject({
+        type: "HTTP503",
+        statusCode: 503,
+        message: "HTTP503: no message",
+        item: undefined,
+      });
+    }
+  });
+
+  it("keeps the item a failed condition answered (ReturnValuesOnConditionCheckFailure ALL_OLD)", () => {
+    const Item = { pk: { S: "a" }, owner: { S: "x" } };
+    const body = JSON.stringify({
+      __type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",
+      message: "The conditional request failed",
+      Item,
+    });
+    expect(caught(() => readAnswer(400, body))).toMatchObject({ item: Item });
+    const notAnItem = JSON.stringify({ __type: "X", Item: null });
+    expect(caught(() => readAnswer(400, notAnItem))).toMatchObject({ item: undefined });
+  });
+});
+
+describe("throttling, 5xx and transport faults are retried; DynamoDB's other refusals are not", () => {
+  it.each([
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "LimitExceededException",
+  ])("retries %s (HTTP 400)", (type) => {
+    expect(isRetryable(new DynamoDbError(type, 400, "slow down"))).toBe(true);
+  });
+
+  it("retries InternalServerError and ServiceUnavailable, and any 5xx, whatever its type", () => {
+    expect(isRetryable(new DynamoDbError("InternalServerError", 500, "m"))).toBe(true);
+    expect(isRetryable(new DynamoDbError("ServiceUnavailable", 503, "m"))).toBe(true);
+    expect(isRetryable(new DynamoDbError("InternalServerError", 400, "m"))).toBe(true);
+    expect(isRetryable(new DynamoDbError("ServiceUnavailable", 400, "m"))).toBe(true);
+    expect(isRetryable(new DynamoDbError("Unknown", 500, "m"))).toBe(true);
+  });
+
+  it("does not retry a failed condition, a validation error, a 499 or an error not from DynamoDB", () => {
+    expect(isRetryable(new DynamoDbError("ConditionalCheckFailedException", 400, "m"))).toBe(false);
+    expect(isRetryable(new DynamoDbError("ValidationException", 400, "m"))).toBe(false);
+    expect(isRetryable(new DynamoDbError("Unknown", 499, "m"))).toBe(false);
+    expect(isRetryable(new Error("ThrottlingException"))).toBe(false);
+  });
+});
+
+describe("a conditional write answers whether its condition held; other faults pass on", () => {
+  it("answers true when made, false on ConditionalCheckFailedException, and rethrows the rest", async () => {
+    expect(await conditionHeld(Promise.resolve({}))).toBe(true);
+    const failed = new DynamoDbError("ConditionalCheckFailedException", 400, "m");
+    expect(await conditionHeld(Promise.reject(failed))).toBe(false);
+    const other = new DynamoDbError("ValidationException", 400, "m");
+    await expect(conditionHeld(Promise.reject(other))).rejects.toBe(other);
+    expect(isConditionFailure(new Error("ConditionalCheckFailedException"))).toBe(false);
+  });
+});
