@@ -50,3 +50,47 @@ describe("known path with another method is 405 with Allow; anything else is 404
     },
   );
 });
+
+describe("the route table reads only 'METHOD /path' route keys", () => {
+  it("skips a key without a path, such as API Gateway's $default route", () => {
+    expect(routeTableOf(["$default", "GET /v1/categories"])).toEqual({
+      "/v1/categories": ["GET"],
+    });
+    expect(routeTableOf(["$default"])).toEqual({});
+  });
+});
+
+describe("a path segment is a parameter only when it is wholly `{name}`", () => {
+  it.each([
+    ["/v1/{petId}x", "/v1/7x", false],
+    ["/v1/x{petId}", "/v1/x7", false],
+    ["/v1/{}", "/v1/7", false],
+    ["/v1/{}", "/v1/{}", true],
+    ["/v1/{petId}", "/v1/{petId}", true],
+  ])("%s ~ %s → %s", (pattern, path, expected) => {
+    expect(pathMatches(pattern, path)).toBe(expected);
+  });
+});
+
+describe("a method its path serves reaches the fallback only when API Gateway could not route it: 404", () => {
+  it.each([
+    ["/v1/categories", "GET"],
+    ["/v1/categories", "POST"],
+    ["/v1/pets/%ff", "GET"],
+  ])("%s %s → not_found", (path, method) => {
+    expect(decideFallback(routes, path, method)).toEqual({ kind: "not_found" });
+  });
+
+  it("another method on a known path is still 405", () => {
+    expect(decideFallback(routes, "/v1/categories", "DELETE")).toEqual({
+      kind: "method_not_allowed",
+      path: "/v1/categories",
+      allow: ["GET", "POST"],
+    });
+    expect(decideFallback(routes, "/v1/pets/%ff", "DELETE")).toEqual({
+      kind: "method_not_allowed",
+      path: "/v1/pets/{petId}",
+      allow: ["GET"],
+    });
+  });
+});
