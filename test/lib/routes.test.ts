@@ -32,12 +32,12 @@ describe("a path parameter matches exactly one non-empty segment", () => {
 
 describe("known path with another method is 405 with Allow; anything else is 404", () => {
   it("405 lists the methods the path serves", () => {
-    expect(decideFallback(routes, "/v1/categories")).toEqual({
+    expect(decideFallback(routes, "/v1/categories", "PUT")).toEqual({
       kind: "method_not_allowed",
       path: "/v1/categories",
       allow: ["GET", "POST"],
     });
-    expect(decideFallback(routes, "/v1/pets/12")).toMatchObject({
+    expect(decideFallback(routes, "/v1/pets/12", "DELETE")).toMatchObject({
       kind: "method_not_allowed",
       allow: ["GET"],
     });
@@ -46,7 +46,7 @@ describe("known path with another method is 405 with Allow; anything else is 404
   it.each(["/", "/v1", "/v2/categories", "/categories", "/v1/categories/1", "/v1/pets"])(
     "404 for %s",
     (path) => {
-      expect(decideFallback(routes, path)).toEqual({ kind: "not_found" });
+      expect(decideFallback(routes, path, "GET")).toEqual({ kind: "not_found" });
     },
   );
 });
