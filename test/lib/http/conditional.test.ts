@@ -78,6 +78,13 @@ describe("If-None-Match is compared with the tag of the coding the answer would 
     expect(ifNoneMatchHits('"x!#~"', 'W/"x!#~"')).toBe(true);
     expect(ifNoneMatchHits('W/"W/x"', 'W/"W/x"')).toBe(true);
     expect(ifNoneMatchHits('"a b"', '"a b"')).toBe(false);
+    expect(ifNoneMatchHits('"W/x"', '"W/x"')).toBe(true);
+    expect(ifNoneMatchHits('"x"', '"W/x"')).toBe(false);
+  });
+
+  it("an empty opaque tag is a tag too (RFC 9110: opaque-tag = DQUOTE *etagc DQUOTE)", () => {
+    expect(ifNoneMatchHits('W/""', 'W/""')).toBe(true);
+    expect(ifNoneMatchHits('"a", ""', '""')).toBe(true);
   });
 });
 

@@ -68,6 +68,8 @@ describe("every error becomes exactly {code, message, status} in one place", () 
     expect(shaped).toMatchObject({ status: 500, code: "internal_error" });
     expect(String(shaped.message)).not.toMatch(/petstore-production|arn:|at /);
     expect(shapeOf("a thrown string")).toMatchObject({ status: 500 });
+    expect(shapeOf(null)).toMatchObject({ status: 500, code: "internal_error" });
+    expect(shapeOf(undefined)).toMatchObject({ status: 500, code: "internal_error" });
   });
 });
 
