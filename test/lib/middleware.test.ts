@@ -408,6 +408,17 @@ describe("the response middleware writes a Reply with the contract's headers", (
     );
   });
 
+  it("an unversioned reply is encoded afresh and leaves the kept bodies alone", async () => {
+    const compress = vi.fn<Compressor>(zlibCompress);
+    const writer = respond(new EncodedBodies(compress));
+    const event = eventOf({ headers: { "accept-encoding": "br" } });
+    await run([writer], () => ({ statusCode: 200, data: large, version: "e1.7" }), event);
+    const unversioned = await run([writer], () => ({ statusCode: 200, data: large }), event);
+    expect(unversioned.headers["content-encoding"]).toBe("br");
+    await run([writer], () => ({ statusCode: 200, data: large, version: "e1.7" }), event);
+    expect(compress).toHaveBeenCalledTimes(1);
+  });
+
   it("an answer already written passes through untouched", async () => {
     const written = { ...ok(), headers: { "x-own": "1" } };
     expect(await run([respond()], () => written)).toEqual(written);

@@ -145,6 +145,7 @@ describe("Accept-Encoding tokens and q-values are case-insensitive, with optiona
     ["br; q=0, gzip", "gzip"],
     ["br;q=0.2, gzip;q=0.2", "br"],
     ["br;q=abc, gzip;q=0.1", "gzip"],
+    ["br;q=abc", undefined],
     ["br;q=0, *", "gzip"],
     ["gzip;q=0, *;q=0.5", "br"],
     ["br;level=1", "br"],
@@ -267,5 +268,44 @@ describe("compression is fast first, and at full effort only when the fast body 
       const decoded = coding === "br" ? brotliDecompressSync(full) : gunzipSync(full);
       expect(decoded.toString()).toBe(list);
     }
+  });
+});
+
+describe("an uncompressed body must fit Lambda's 6 MB limit as the runtime serialises it (quotes count twice)", () => {
+  /** An array of numbers whose JSON text is exactly `bytes` long (no quotes to escape). */
+  const numbersOf = (bytes: number): number[] =>
+    bytes % 2 === 1
+      ? Array<number>((bytes - 1) / 2).fill(1)
+      : [...Array<number>((bytes - 2) / 2 - 1).fill(1), 10];
+
+  it("sends a body whose serialised form is exactly the limit", () => {
+    const payload = numbersOf(maxResponseBytes - 2);
+    const response = jsonResponse(200, payload, undefined);
+    expect(response.body).toHaveLength(maxResponseBytes - 2);
+    expect(JSON.stringify(response.body)).toHaveLength(maxResponseBytes);
+  });
+
+  it("answers 406 one byte over", () => {
+    expect(() => jsonResponse(200, numbersOf(maxResponseBytes - 1), undefined)).toThrow(
+      expect.objectContaining({ status: 406, code: "response_too_large" }) as Error,
+    );
+  });
+
+  it("a body of quotes at half the limit is 406: serialised, every byte of it is escaped", () => {
+    const quotes = '"'.repeat(maxResponseBytes / 4 - 1);
+    expect(Buffer.byteLength(JSON.stringify(quotes)) * 2).toBe(maxResponseBytes);
+    expect(() => jsonResponse(200, quotes, undefined)).toThrow(
+      expect.objectContaining({ status: 406, code: "response_too_large" }) as Error,
+    );
+  });
+
+  it("a body over half the limit without quotes is sent; with enough quotes it is 406", () => {
+    const third = Math.floor(maxResponseBytes / 3);
+    expect(jsonResponse(200, numbersOf(2 * third + 1), undefined).body).toHaveLength(2 * third + 1);
+    const quoted = Array<string>(Math.floor((2 * third) / 3)).fill("");
+    expect(JSON.stringify(quoted).length).toBeLessThan(maxResponseBytes);
+    expect(() => jsonResponse(200, quoted, undefined)).toThrow(
+      expect.objectContaining({ status: 406 }) as Error,
+    );
   });
 });
