@@ -230,6 +230,12 @@ describe("each request writes one log line naming it, after success and error al
     expect(lines[0]?.detail).toContain(thrown.message);
   });
 
+  it("a 503 a handler wrote itself, nothing thrown, has no failure to describe", async () => {
+    const { lines, log } = logged();
+    await run([log], () => ({ ...ok(), statusCode: 503 }));
+    expect(lines[0]).toMatchObject({ status: 503, detail: undefined });
+  });
+
   it("an error nothing shaped is logged as 500 with its cause", async () => {
     const { lines, log } = logged();
     await expect(
