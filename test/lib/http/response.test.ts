@@ -250,6 +250,13 @@ describe("compression is fast first, and at full effort only when the fast body 
     expect(compress).toHaveBeenCalledTimes(1);
   });
 
+  it("a full-effort body exactly at the limit is sent", () => {
+    const atLimit = (maxResponseBytes / 4) * 3;
+    const { compress, answer } = sized((_coding, effort) => (effort === 9 ? atLimit : atLimit + 3));
+    expect(answer("gzip").body).toHaveLength(maxResponseBytes);
+    expect(compress).toHaveBeenCalledTimes(2);
+  });
+
   it("500 internal_error when even full effort misses the limit", () => {
     const { answer } = sized(() => maxResponseBytes);
     expect(() => answer("gzip")).toThrow(
