@@ -41,8 +41,9 @@ export function pathMatches(pattern: string, path: string): boolean {
 export function routeTableOf(routeKeys: readonly string[]): RouteTable {
   const table: Record<string, string[]> = {};
   for (const routeKey of routeKeys) {
-    const [method, path] = routeKey.split(" ");
-    if (method === undefined || path === undefined) continue;
+    // split returns at least one element: only the path may be missing ("$default").
+    const [method, path] = routeKey.split(" ") as [string, string?];
+    if (path === undefined) continue;
     (table[path] ??= []).push(method);
   }
   return table;
