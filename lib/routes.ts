@@ -17,7 +17,7 @@ export type FallbackDecision =
  * A request reaches the fallback with a method its path allows only when API Gateway could not
  * route it (a path whose escapes do not decode, such as `/v1/pets/%ff`): that is no such route.
  */
-export function decideFallback(routes: RouteTable, path: string, method = ""): FallbackDecision {
+export function decideFallback(routes: RouteTable, path: string, method: string): FallbackDecision {
   for (const [pattern, methods] of Object.entries(routes)) {
     if (pathMatches(pattern, path) && !methods.includes(method)) {
       return { kind: "method_not_allowed", path: pattern, allow: methods };
@@ -32,8 +32,8 @@ export function pathMatches(pattern: string, path: string): boolean {
   const got = path.split("/");
   if (want.length !== got.length) return false;
   return want.every((segment, index) => {
-    const actual = got[index] ?? "";
-    return /^\{[^}]+\}$/.test(segment) ? actual !== "" : segment === actual;
+    const actual = got[index];
+    return /^\{[^}]+\}$/.test(segment) ? Boolean(actual) : segment === actual;
   });
 }
 
@@ -41,8 +41,9 @@ export function pathMatches(pattern: string, path: string): boolean {
 export function routeTableOf(routeKeys: readonly string[]): RouteTable {
   const table: Record<string, string[]> = {};
   for (const routeKey of routeKeys) {
-    const [method, path] = routeKey.split(" ");
-    if (method === undefined || path === undefined) continue;
+    // split returns at least one element: only the path may be missing ("$default").
+    const [method, path] = routeKey.split(" ") as [string, string?];
+    if (path === undefined) continue;
     (table[path] ??= []).push(method);
   }
   return table;

@@ -46,8 +46,9 @@ export function ifNoneMatchHits(ifNoneMatch: string | undefined, tag: string): b
   if (ifNoneMatch === undefined) return false;
   if (ifNoneMatch.trim() === "*") return true;
   const wanted = tag.replace(/^W\//, "").slice(1, -1);
-  // etagc may contain commas, so tags are scanned as quoted strings rather than split on ",".
-  for (const match of ifNoneMatch.matchAll(/(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g)) {
+  // etagc may contain commas, so tags are scanned as quoted strings rather than split on ",";
+  // a `W/` prefix lies outside the quotes, so weak and strong tags compare alike.
+  for (const match of ifNoneMatch.matchAll(/"([\x21\x23-\x7e\x80-\xff]*)"/g)) {
     if (match[1] === wanted) return true;
   }
   return false;

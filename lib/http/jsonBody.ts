@@ -47,11 +47,13 @@ export function jsonRequestBody(): MiddlewareObj<HttpEvent>[] {
  * version by test/lib/jsonBody.test.ts.
  */
 export function fromBodyParserError(thrown: unknown): ApiError | undefined {
-  if (!(thrown instanceof Error) || !("statusCode" in thrown)) return undefined;
-  const cause = thrown.cause as { package?: unknown; data?: unknown; message?: unknown } | null;
-  if (typeof cause !== "object" || cause?.package !== bodyParserPackage) return undefined;
-  if (thrown.statusCode === 415) return errors.unsupportedMediaType();
-  if (thrown.statusCode !== 422) return undefined;
+  if (!(thrown instanceof Error)) return undefined;
+  const { statusCode } = thrown as { statusCode?: unknown };
+  const cause = thrown.cause as
+    { package?: unknown; data?: unknown; message?: unknown } | null | undefined;
+  if (cause?.package !== bodyParserPackage) return undefined;
+  if (statusCode === 415) return errors.unsupportedMediaType();
+  if (statusCode !== 422) return undefined;
   const refusedKey = typeof cause.message === "string" ? undefined : cause.data;
   return typeof refusedKey === "string"
     ? errors.invalidBody(

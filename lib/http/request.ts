@@ -10,8 +10,9 @@ export const maxRequestBytes = 64 * 1024;
 
 /** `application/json` or `application/*+json`, any parameters (e.g. charset=utf-8) allowed. */
 export function isJsonMediaType(contentType: string): boolean {
-  const essence = contentType.split(";", 1)[0]?.trim().toLowerCase() ?? "";
-  return /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json$/.test(essence);
+  // split with a limit of 1 returns exactly one element: the text before the first ";".
+  const [essence] = contentType.split(";", 1) as [string];
+  return /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json$/.test(essence.trim().toLowerCase());
 }
 
 /**
@@ -23,14 +24,17 @@ export function readBodyText(
 ): string | undefined {
   // Hand-written events may carry `"body": null`; API Gateway leaves a missing body out.
   if (typeof event.body !== "string" || event.body === "") return undefined;
-  const bytes = event.isBase64Encoded
-    ? Buffer.from(event.body, "base64")
-    : Buffer.from(event.body, "utf8");
-  if (bytes.length > maxRequestBytes) throw errors.payloadTooLarge(maxRequestBytes);
-  if (event.isBase64Encoded && !isUtf8(bytes)) {
-    throw errors.invalidJson("the request body is not UTF-8 text");
+  // Text is UTF-8 by construction; only decoded base64 bytes can fail to be.
+  if (!event.isBase64Encoded) {
+    if (Buffer.byteLength(event.body) > maxRequestBytes) {
+      throw errors.payloadTooLarge(maxRequestBytes);
+    }
+    return event.body;
   }
-  return event.isBase64Encoded ? bytes.toString("utf8") : event.body;
+  const bytes = Buffer.from(event.body, "base64");
+  if (bytes.length > maxRequestBytes) throw errors.payloadTooLarge(maxRequestBytes);
+  if (!isUtf8(bytes)) throw errors.invalidJson("the request body is not UTF-8 text");
+  return bytes.toString("utf8");
 }
 
 /** Idempotency-Key: 1 to 255 printable ASCII characters (contract); undefined when not sent. */

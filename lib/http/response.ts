@@ -91,11 +91,10 @@ function encodeBody(
   const textBytes = Buffer.byteLength(text);
   const varies = textBytes >= compressFromBytes;
   if (varies && coding) return { body: compressed(text, coding, compress), coding, varies };
-  // The runtime serializes the result as JSON, so quotes in the body count twice.
-  if (
-    textBytes > maxResponseBytes ||
-    (textBytes * 2 > maxResponseBytes && serializedSize(text) > maxResponseBytes)
-  ) {
+  // The runtime serializes the result as JSON, so quotes in the body count twice. Serialized, a
+  // body is at most twice its bytes and 2 (all quotes and backslashes, and the enclosing
+  // quotes): below that bound it fits, and is not serialized again to be measured.
+  if (textBytes * 2 + 2 > maxResponseBytes && serializedSize(text) > maxResponseBytes) {
     throw errors.responseTooLarge();
   }
   return { body: text, coding: undefined, varies };
@@ -144,10 +143,14 @@ export function chooseEncoding(acceptEncoding: string | undefined): ContentCodin
   if (!acceptEncoding) return undefined;
   const weights = new Map<string, number>();
   for (const part of acceptEncoding.split(",")) {
-    const [token = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
+    // split returns at least one element; an empty token (",gzip") is never asked for.
+    const [token, ...params] = part.split(";").map((piece) => piece.trim().toLowerCase()) as [
+      string,
+      ...string[],
+    ];
     const q = params.find((param) => param.startsWith("q="));
     const weight = q === undefined ? 1 : Number(q.slice(2));
-    if (token) weights.set(token, Number.isFinite(weight) ? weight : 0);
+    weights.set(token, Number.isFinite(weight) ? weight : 0);
   }
   const weightOf = (token: string): number => weights.get(token) ?? weights.get("*") ?? 0;
   const br = weightOf("br");

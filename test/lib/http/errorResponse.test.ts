@@ -68,5 +68,79 @@ describe("every error becomes exactly {code, message, status} in one place", () 
     expect(shaped).toMatchObject({ status: 500, code: "internal_error" });
     expect(String(shaped.message)).not.toMatch(/petstore-production|arn:|at /);
     expect(shapeOf("a thrown string")).toMatchObject({ status: 500 });
+    expect(shapeOf(null)).toMatchObject({ status: 500, code: "internal_error" });
+    expect(shapeOf(undefined)).toMatchObject({ status: 500, code: "internal_error" });
+  });
+});
+
+describe("a request that ran out of its time budget is 503 with Retry-After, not 500", () => {
+  it("maps an SDK TimeoutError to service_unavailable", () => {
+    const timeout = Object.assign(new Error("the operation timed out"), { name: "TimeoutError" });
+    const { response, error } = toErrorResponse(timeout);
+    expect(response).toBeApiError(503, "service_unavailable");
+    expect(response.headers["retry-after"]).toBe("1");
+    expect(error.code).toBe("service_unavailable");
+  });
+
+  it("an error of another name stays 500 internal_error", () => {
+    const other = Object.assign(new Error("the operation timed out"), { name: "AbortError" });
+    expect(toErrorResponse(other).response).toBeApiError(500, "internal_error");
+  });
+});
+
+describe("the Error shape is sent as plain JSON text with the contract's headers", () => {
+  it("is not base64, and an ApiError's own headers come with the contract's", () => {
+    const { response, error } = toErrorResponse(errors.rateLimited(7));
+    expect(response.isBase64Encoded).toBe(false);
+    expect(response).toBeApiError(429, "rate_limited");
+    expect(response.headers).toMatchObject({
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "retry-after": "7",
+    });
+    expect(error).toBeInstanceOf(Error);
+    expect(error.status).toBe(429);
+  });
+
+  it("keeps the message whole when no key was presented", () => {
+    const thrown = errors.invalidBody('the field "petstore_local_abcdefgh" is not accepted');
+    expect(JSON.parse(toErrorResponse(thrown).response.body)).toEqual({
+      code: "invalid_body",
+      message: 'the field "petstore_local_abcdefgh" is not accepted',
+      status: 400,
+    });
+  });
+});
+
+describe("no answer carries the presented key, whole or as a start cut by a message", () => {
+  const key = "petstore_local_0123456789abcdefghij_AbCdEf";
+  const messageOf = (text: string, credential: string): unknown =>
+    (
+      JSON.parse(toErrorResponse(errors.invalidBody(text), credential).response.body) as {
+        message: unknown;
+      }
+    ).message;
+
+  it("redacts every occurrence of the whole key", () => {
+    expect(messageOf(`fields "${key}" and "${key}" are not accepted`, key)).toBe(
+      'fields "[redacted]" and "[redacted]" are not accepted',
+    );
+  });
+
+  it("redacts the longest start of the key a message kept (8 characters or more)", () => {
+    expect(messageOf(`the field "${key.slice(0, 20)}…" is not accepted`, key)).toBe(
+      'the field "[redacted]…" is not accepted',
+    );
+    expect(messageOf(`the field "${key.slice(0, 8)}" is not accepted`, key)).toBe(
+      'the field "[redacted]" is not accepted',
+    );
+  });
+
+  it("leaves shorter fragments and unrelated messages alone", () => {
+    expect(messageOf(`the field "${key.slice(0, 7)}" is not accepted`, key)).toBe(
+      `the field "${key.slice(0, 7)}" is not accepted`,
+    );
+    expect(messageOf("the field name is missing", key)).toBe("the field name is missing");
   });
 });

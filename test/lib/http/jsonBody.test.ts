@@ -7,7 +7,13 @@ import middy from "@middy/core";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { bodyParserPackage, fromBodyParserError } from "../../../lib/http/jsonBody.ts";
+import { acceptedFieldsText, requiredFieldsText } from "../../../lib/category.ts";
+import { toErrorResponse } from "../../../lib/http/errorResponse.ts";
+import {
+  bodyParserPackage,
+  fromBodyParserError,
+  jsonRequestBody,
+} from "../../../lib/http/jsonBody.ts";
 
 const readJson = (path: string): unknown =>
   JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8"));
@@ -80,5 +86,115 @@ describe("the body parser's errors map by status and cause.package, never by mes
     });
     expect(fromBodyParserError(otherPackage)).toBeUndefined();
     expect(fromBodyParserError("a string")).toBeUndefined();
+  });
+});
+
+/** What a handler behind jsonRequestBody() receives, or the error answer it gets instead. */
+async function throughBody(
+  body: string | undefined,
+  headers: Record<string, string> = {},
+  isBase64Encoded = false,
+): Promise<{ readonly parsed?: unknown; readonly error?: ReturnType<typeof toErrorResponse> }> {
+  let parsed: unknown;
+  const handler = middy<APIGatewayProxyEventV2>()
+    .use(jsonRequestBody())
+    .handler((event) => {
+      parsed = { body: event.body, isBase64Encoded: event.isBase64Encoded };
+    });
+  const event = { headers, body, isBase64Encoded } as unknown as APIGatewayProxyEventV2;
+  try {
+    await handler(event, {} as Context);
+    return { parsed };
+  } catch (error) {
+    return { error: toErrorResponse(error) };
+  }
+}
+
+describe("a POST body is JSON: any JSON media type, or none at all (read as JSON)", () => {
+  it.each([
+    {},
+    { "content-type": "application/json; charset=utf-8" },
+    { "Content-Type": "application/vnd.x+json" },
+  ])("parses with headers %j", async (headers) => {
+    expect((await throughBody('{"name":"dog"}', headers)).parsed).toEqual({
+      body: { name: "dog" },
+      isBase64Encoded: false,
+    });
+  });
+
+  it("another media type is 415 unsupported_media_type, before the body is read", async () => {
+    const { error } = await throughBody("", { "content-type": "text/plain" });
+    expect(error?.response).toBeApiError(415, "unsupported_media_type");
+  });
+
+  it("a base64 body is decoded before it is parsed", async () => {
+    const body = Buffer.from('{"name":"dög"}').toString("base64");
+    expect((await throughBody(body, {}, true)).parsed).toEqual({
+      body: { name: "dög" },
+      isBase64Encoded: false,
+    });
+  });
+});
+
+describe("a missing, empty or blank body is 400 invalid_body naming the required field", () => {
+  it.each([undefined, "", "  \n\t "])("%j", async (body) => {
+    const { error } = await throughBody(body);
+    expect(error?.response).toBeApiError(
+      400,
+      "invalid_body",
+      `the request body is missing: send a JSON object with ${requiredFieldsText}`,
+    );
+  });
+});
+
+describe("a body nested deeper than 64 levels cannot be a NewCategory", () => {
+  const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
+
+  it("64 levels reach the parser (and then the field rules)", async () => {
+    expect((await throughBody(nested(64))).parsed).toMatchObject({ isBase64Encoded: false });
+  });
+
+  it("65 levels of well-formed JSON are 400 invalid_body", async () => {
+    const { error } = await throughBody(nested(65));
+    expect(error?.response).toBeApiError(400, "invalid_body", /deeper than 64 levels/);
+  });
+
+  it("deep malformed JSON is 400 invalid_json, as any malformed body", async () => {
+    const { error } = await throughBody(`${nested(65)}]`);
+    expect(error?.response).toBeApiError(400, "invalid_json");
+  });
+
+  it("nesting far past the parser's stack is still answered, not a 500", async () => {
+    const { error } = await throughBody(nested(5000));
+    expect(error?.response).toBeApiError(400, "invalid_body");
+  });
+});
+
+describe("a refused key's message names it and the accepted fields", () => {
+  it("says which fields are accepted", async () => {
+    const { error } = await throughBody('{"name":"dog","__proto__":{}}');
+    expect(error?.response).toBeApiError(
+      400,
+      "invalid_body",
+      `the field "__proto__" is not accepted: only ${acceptedFieldsText} are`,
+    );
+  });
+
+  it("a 422 that carries a JSON.parse message is malformed JSON even with data", () => {
+    const error = Object.assign(new Error("Invalid or malformed JSON was provided"), {
+      statusCode: 422,
+      cause: { package: bodyParserPackage, message: "Unexpected end", data: "{" },
+    });
+    expect(fromBodyParserError(error)).toMatchObject({ code: "invalid_json" });
+  });
+
+  it("another status from the parser is not the contract's to name", () => {
+    const error = Object.assign(new Error("x"), {
+      statusCode: 400,
+      cause: { package: bodyParserPackage },
+    });
+    expect(fromBodyParserError(error)).toBeUndefined();
+    const noCause = Object.assign(new Error("x"), { statusCode: 422, cause: null });
+    expect(fromBodyParserError(noCause)).toBeUndefined();
   });
 });

@@ -10,6 +10,8 @@ describe("JSON media types are application/json and application/*+json, with par
     "application/json ; charset=UTF-8",
     "application/merge-patch+json",
     "application/vnd.petstore.v1+json;q=1",
+    " application/json",
+    "application/problem+json",
   ])("accepts %s", (type) => {
     expect(isJsonMediaType(type)).toBe(true);
   });
@@ -22,6 +24,11 @@ describe("JSON media types are application/json and application/*+json, with par
     "",
     "json",
     "application/x-www-form-urlencoded",
+    "xapplication/json",
+    "application/json-seq",
+    "application/+json",
+    "application/a b+json",
+    "application/json/x",
   ])("refuses %j", (type) => {
     expect(isJsonMediaType(type)).toBe(false);
   });
@@ -67,5 +74,18 @@ describe("request bodies are decoded, size-checked and UTF-8-checked", () => {
     expect(() => readBodyText({ body, isBase64Encoded: true })).toThrow(
       expect.objectContaining({ code: "invalid_json" }) as Error,
     );
+  });
+});
+
+describe("a text body is passed on as sent; only base64 bodies are decoded and UTF-8-checked", () => {
+  it("returns plain text unchanged, white space included", () => {
+    expect(readBodyText({ body: ' {"name":"dög"} ', isBase64Encoded: false })).toBe(
+      ' {"name":"dög"} ',
+    );
+  });
+
+  it("a base64 body that is exactly 64 KiB once decoded is accepted", () => {
+    const body = Buffer.alloc(maxRequestBytes, "a").toString("base64");
+    expect(readBodyText({ body, isBase64Encoded: true })).toHaveLength(maxRequestBytes);
   });
 });

@@ -6,6 +6,7 @@ import {
   chooseEncoding,
   EncodedBodies,
   jsonResponse,
+  maxResponseBytes,
   zlibCompress,
 } from "../../../lib/http/response.ts";
 
@@ -135,5 +136,183 @@ describe("a versioned answer given again (a steady list) is not encoded again", 
     } finally {
       stringify.mockRestore();
     }
+  });
+});
+
+describe("Accept-Encoding tokens and q-values are case-insensitive, with optional white space", () => {
+  it.each([
+    ["BR;Q=0, GZIP", "gzip"],
+    ["br; q=0, gzip", "gzip"],
+    ["br;q=0.2, gzip;q=0.2", "br"],
+    ["br;q=abc, gzip;q=0.1", "gzip"],
+    ["br;q=abc", undefined],
+    ["br;q=0, *", "gzip"],
+    ["gzip;q=0, *;q=0.5", "br"],
+    ["br;level=1", "br"],
+    [",gzip", "gzip"],
+  ])("%j → %j", (accept, expected) => {
+    expect(chooseEncoding(accept)).toBe(expected);
+  });
+});
+
+describe("only a body of 1 KiB or more is compressed, and only it varies by Accept-Encoding", () => {
+  /** A JSON string payload whose serialised text is exactly `bytes` long. */
+  const textOf = (bytes: number): string => "x".repeat(bytes - 2);
+
+  it("compresses at 1,024 bytes, with Vary", () => {
+    const response = jsonResponse(200, textOf(1024), "gzip");
+    expect(response.headers).toMatchObject({ "content-encoding": "gzip", vary: "accept-encoding" });
+    expect(gunzipSync(Buffer.from(response.body, "base64")).toString()).toBe(
+      JSON.stringify(textOf(1024)),
+    );
+  });
+
+  it("sends 1,023 bytes as they are, without Vary", () => {
+    const response = jsonResponse(200, textOf(1023), "gzip");
+    expect(response.isBase64Encoded).toBe(false);
+    expect(response.headers["content-encoding"]).toBeUndefined();
+    expect(response.headers.vary).toBeUndefined();
+    expect(response.body).toBe(JSON.stringify(textOf(1023)));
+  });
+
+  it("a large body sent to a client that takes no compression still varies by Accept-Encoding", () => {
+    const response = jsonResponse(200, textOf(4096), undefined);
+    expect(response.isBase64Encoded).toBe(false);
+    expect(response.headers.vary).toBe("accept-encoding");
+    expect(response.headers["content-encoding"]).toBeUndefined();
+  });
+});
+
+describe("an answer's own headers come on top of the contract's", () => {
+  it("a revalidatable answer's Cache-Control replaces no-store", () => {
+    const response = jsonResponse(200, [], undefined, {
+      "cache-control": "private, no-cache",
+      etag: 'W/"e1.7"',
+    });
+    expect(response.headers).toEqual({
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "private, no-cache",
+      "x-content-type-options": "nosniff",
+      etag: 'W/"e1.7"',
+    });
+  });
+});
+
+describe("compression is fast first, and at full effort only when the fast body misses the 6 MB limit", () => {
+  /** A compressor that returns `size(coding, effort)` bytes, recording each call. */
+  const sized = (size: (coding: string, effort: number) => number) => {
+    const compress = vi.fn<Compressor>((_text, coding, effort) =>
+      Buffer.alloc(size(coding, effort), 1),
+    );
+    const answer = (accept: string) =>
+      jsonResponse(
+        200,
+        "x".repeat(2048),
+        accept,
+        {},
+        {
+          bodies: new EncodedBodies(compress),
+          version: "e1.7",
+        },
+      );
+    return { compress, answer };
+  };
+  const fitsOnlyAtFullEffort = (maxBytes: number) => (_coding: string, effort: number) =>
+    effort === 9 ? 10 : maxBytes;
+
+  it("br at quality 2 and gzip at level 4 when that fits", () => {
+    const { compress, answer } = sized(() => 10);
+    answer("br");
+    answer("gzip");
+    expect(compress.mock.calls.map(([, coding, effort]) => [coding, effort])).toEqual([
+      ["br", 2],
+      ["gzip", 4],
+    ]);
+  });
+
+  it("again at full effort (9) when the fast body's base64 is over the limit", () => {
+    const { compress, answer } = sized(fitsOnlyAtFullEffort(maxResponseBytes));
+    expect(answer("br").body).toBe(Buffer.alloc(10, 1).toString("base64"));
+    expect(answer("gzip").body).toBe(Buffer.alloc(10, 1).toString("base64"));
+    expect(compress.mock.calls.map(([, coding, effort]) => [coding, effort])).toEqual([
+      ["br", 2],
+      ["br", 9],
+      ["gzip", 4],
+      ["gzip", 9],
+    ]);
+  });
+
+  it("not again when the fast body's base64 is exactly at the limit", () => {
+    // base64 of 3n bytes is 4n characters; the limit is a multiple of 4.
+    const atLimit = (maxResponseBytes / 4) * 3;
+    const { compress, answer } = sized(fitsOnlyAtFullEffort(atLimit));
+    expect(answer("br").body).toHaveLength(maxResponseBytes);
+    expect(compress).toHaveBeenCalledTimes(1);
+  });
+
+  it("a full-effort body exactly at the limit is sent", () => {
+    const atLimit = (maxResponseBytes / 4) * 3;
+    const { compress, answer } = sized((_coding, effort) => (effort === 9 ? atLimit : atLimit + 3));
+    expect(answer("gzip").body).toHaveLength(maxResponseBytes);
+    expect(compress).toHaveBeenCalledTimes(2);
+  });
+
+  it("500 internal_error when even full effort misses the limit", () => {
+    const { answer } = sized(() => maxResponseBytes);
+    expect(() => answer("gzip")).toThrow(
+      expect.objectContaining({ status: 500, code: "internal_error" }) as Error,
+    );
+  });
+
+  it("full effort compresses smaller than fast effort, for br and gzip alike", () => {
+    const list = JSON.stringify(
+      Array.from({ length: 2000 }, (_, i) => ({ id: i + 1, name: `category ${i % 37} ${i}` })),
+    );
+    for (const coding of ["br", "gzip"] as const) {
+      const fast = zlibCompress(list, coding, coding === "br" ? 2 : 4);
+      const full = zlibCompress(list, coding, 9);
+      expect(full.length).toBeLessThan(fast.length);
+      const decoded = coding === "br" ? brotliDecompressSync(full) : gunzipSync(full);
+      expect(decoded.toString()).toBe(list);
+    }
+  });
+});
+
+describe("an uncompressed body must fit Lambda's 6 MB limit as the runtime serialises it (quotes count twice)", () => {
+  /** An array of numbers whose JSON text is exactly `bytes` long (no quotes to escape). */
+  const numbersOf = (bytes: number): number[] =>
+    bytes % 2 === 1
+      ? Array<number>((bytes - 1) / 2).fill(1)
+      : [...Array<number>((bytes - 2) / 2 - 1).fill(1), 10];
+
+  it("sends a body whose serialised form is exactly the limit", () => {
+    const payload = numbersOf(maxResponseBytes - 2);
+    const response = jsonResponse(200, payload, undefined);
+    expect(response.body).toHaveLength(maxResponseBytes - 2);
+    expect(JSON.stringify(response.body)).toHaveLength(maxResponseBytes);
+  });
+
+  it("answers 406 one byte over", () => {
+    expect(() => jsonResponse(200, numbersOf(maxResponseBytes - 1), undefined)).toThrow(
+      expect.objectContaining({ status: 406, code: "response_too_large" }) as Error,
+    );
+  });
+
+  it("a body of quotes at half the limit is 406: serialised, every byte of it is escaped", () => {
+    const quotes = '"'.repeat(maxResponseBytes / 4 - 1);
+    expect(Buffer.byteLength(JSON.stringify(quotes)) * 2).toBe(maxResponseBytes);
+    expect(() => jsonResponse(200, quotes, undefined)).toThrow(
+      expect.objectContaining({ status: 406, code: "response_too_large" }) as Error,
+    );
+  });
+
+  it("a body over half the limit without quotes is sent; with enough quotes it is 406", () => {
+    const third = Math.floor(maxResponseBytes / 3);
+    expect(jsonResponse(200, numbersOf(2 * third + 1), undefined).body).toHaveLength(2 * third + 1);
+    const quoted = Array<string>(Math.floor((2 * third) / 3)).fill("");
+    expect(JSON.stringify(quoted).length).toBeLessThan(maxResponseBytes);
+    expect(() => jsonResponse(200, quoted, undefined)).toThrow(
+      expect.objectContaining({ status: 406 }) as Error,
+    );
   });
 });
