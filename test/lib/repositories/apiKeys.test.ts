@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { ApiKeyStore, generateApiKey, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../../lib/auth.ts";
 import { ApiError } from "../../../lib/errors.ts";
+import { allScopes } from "../../../lib/scopes.ts";
+import { keys } from "../../../lib/table/schema.ts";
+import { Table } from "../../../lib/table/table.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
+
+const store = useEmbeddedDynamo();
 
 describe("generated keys are random b64tokens and stored only as SHA-256", () => {
   it("makes keys of the contract format, with 256 random bits, that parse as Bearer tokens", () => {
@@ -23,8 +28,6 @@ describe("generated keys are random b64tokens and stored only as SHA-256", () =>
 });
 
 describe("API key records live in the table as hashes only", () => {
-  const store = useEmbeddedDynamo();
-
   it("issues, finds by hash, lists and revokes without ever storing the key", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
@@ -56,5 +59,93 @@ describe("API key records live in the table as hashes only", () => {
     await expect(verifier.authenticate(`Bearer ${apiKey}`, soon())).rejects.toBeInstanceOf(
       ApiError,
     );
+  });
+});
+
+describe("an operator finds a key by its id (keys update, rotate, revoke name keys by id)", () => {
+  it("answers the record of the key with that id, and nothing for an id no key has", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    await keys.issue("first", undefined, soon());
+    const { record } = await keys.issue(
+      "second",
+      new Date("2031-02-03T04:05:06Z"),
+      soon(),
+      undefined,
+      undefined,
+      {
+        scopes: ["categories:read"],
+      },
+    );
+    await keys.issue("third", undefined, soon());
+    expect(await keys.byId(record.keyId, soon())).toEqual(record);
+    expect(await keys.byId("key_000000000000", soon())).toBeUndefined();
+  });
+});
+
+describe("an operator sets a key's own rate limit in place (contract: Rate limits, keys update)", () => {
+  it("stores the rate and burst on that key only, and the key keeps working", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    const { apiKey, record } = await keys.issue("limited", undefined, soon());
+    const other = await keys.issue("other", undefined, soon());
+    expect(await keys.setRateLimit(record.keyId, { rate: "600/min", burst: 20 }, soon())).toBe(
+      true,
+    );
+    expect(await keys.find(hashApiKey(apiKey), soon())).toEqual({
+      ...record,
+      rate: "600/min",
+      burst: 20,
+    });
+    expect(await keys.find(hashApiKey(other.apiKey), soon())).toEqual(other.record);
+    const verifier = new ApiKeyVerifier(keys, Date.now, 0);
+    await expect(verifier.authenticate(`Bearer ${apiKey}`, soon())).resolves.toMatchObject({
+      keyId: record.keyId,
+      rateLimit: { rate: "600/min", perSecond: 10, burst: 20 },
+    });
+  });
+
+  it("answers false and stores nothing when no key has that id", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const { record } = await keys.issue("only", undefined, soon());
+    expect(await keys.setRateLimit("key_000000000000", { rate: "5/s", burst: 5 }, soon())).toBe(
+      false,
+    );
+    expect(await keys.list(soon())).toEqual([record]);
+  });
+});
+
+describe("keys list shows every key, oldest first", () => {
+  it("orders by creation time, not by the stored hash", async () => {
+    let now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    // Issued in descending hash order, so the table's own order is the reverse of creation.
+    const tokens = Array.from({ length: 5 }, (_, i) => `legacy-token-${i}`).sort((a, b) =>
+      hashApiKey(b).localeCompare(hashApiKey(a)),
+    );
+    const issued = [];
+    for (const token of tokens) {
+      issued.push((await keys.issue(token, undefined, soon(), token)).record);
+      now += 1000;
+    }
+    expect(await keys.list(soon())).toEqual(issued);
+  });
+});
+
+describe("a key record from before labels and scopes still reads (contract: older keys keep working)", () => {
+  it("an item holding only the key's hash reads with every scope, empty texts and no limit", async () => {
+    const table = await store.newTable();
+    const key = "pre-format-key";
+    await new Table(store.db, table).put(keys.apiKey(hashApiKey(key)), {}, soon());
+    expect(await new ApiKeyStore(store.db, table).find(hashApiKey(key), soon())).toEqual({
+      keyId: "",
+      label: "",
+      createdAt: "",
+      expiresAt: undefined,
+      revokedAt: undefined,
+      scopes: allScopes,
+      rotatedFrom: undefined,
+      rate: undefined,
+      burst: undefined,
+    });
   });
 });
