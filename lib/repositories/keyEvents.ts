@@ -31,7 +31,11 @@ export interface KeyEventRepository {
   list(keyId: string | undefined, deadline: number): Promise<KeyEvent[]>;
 }
 
-const kinds: readonly string[] = ["create", "rotate", "update", "revoke"];
+const kinds: readonly KeyEventKind[] = ["create", "rotate", "update", "revoke"];
+
+function isKind(value: string | undefined): value is KeyEventKind {
+  return (kinds as readonly (string | undefined)[]).includes(value);
+}
 
 export class KeyEventStore implements KeyEventRepository {
   readonly #table: Table;
@@ -68,9 +72,9 @@ export class KeyEventStore implements KeyEventRepository {
 }
 
 function toEvent(item: Item): KeyEvent {
-  const event = text(item, "event") ?? "";
+  const event = text(item, "event");
   return {
-    event: (kinds.includes(event) ? event : "update") as KeyEventKind,
+    event: isKind(event) ? event : "update",
     keyId: text(item, "keyId") ?? "",
     who: text(item, "who") ?? "",
     at: text(item, "at") ?? "",
