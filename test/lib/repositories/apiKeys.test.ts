@@ -4,7 +4,7 @@ import { ApiKeyStore, generateApiKey, hashApiKey } from "../../../lib/repositori
 import { ApiKeyVerifier, parseAuthorization } from "../../../lib/auth.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { allScopes } from "../../../lib/scopes.ts";
-import { keys } from "../../../lib/table/schema.ts";
+import { keys as tableKeys } from "../../../lib/table/schema.ts";
 import { Table } from "../../../lib/table/table.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 
@@ -135,7 +135,7 @@ describe("a key record from before labels and scopes still reads (contract: olde
   it("an item holding only the key's hash reads with every scope, empty texts and no limit", async () => {
     const table = await store.newTable();
     const key = "pre-format-key";
-    await new Table(store.db, table).put(keys.apiKey(hashApiKey(key)), {}, soon());
+    await new Table(store.db, table).put(tableKeys.apiKey(hashApiKey(key)), {}, soon());
     expect(await new ApiKeyStore(store.db, table).find(hashApiKey(key), soon())).toEqual({
       keyId: "",
       label: "",
@@ -147,5 +147,124 @@ describe("a key record from before labels and scopes still reads (contract: olde
       rate: undefined,
       burst: undefined,
     });
+  });
+});
+
+describe("revoking twice keeps the first revocation time", () => {
+  it("a second revoke answers true and leaves revokedAt as the first one set it", async () => {
+    let now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    const { apiKey, record } = await keys.issue("t", undefined, soon());
+    expect(await keys.revoke(record.keyId, soon())).toBe(true);
+    now += 60_000;
+    expect(await keys.revoke(record.keyId, soon())).toBe(true);
+    expect((await keys.find(hashApiKey(apiKey), soon()))?.revokedAt).toBe(
+      "2026-03-01T12:00:00.000Z",
+    );
+  });
+});
+
+describe("new keys name the stage they are issued for (contract: Keys: format)", () => {
+  it("issue and rotate make keys of the given stage, local by default", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    const local = await keys.issue("l", undefined, soon());
+    expect(local.apiKey).toMatch(/^petstore_local_/);
+    const prod = await keys.issue("p", undefined, soon(), undefined, undefined, { stage: "prod" });
+    expect(prod.apiKey).toMatch(/^petstore_prod_/);
+    const rotated = await keys.rotate(prod.record.keyId, 0, soon(), "prod");
+    expect(rotated?.issued.apiKey).toMatch(/^petstore_prod_/);
+    expect((await keys.rotate(local.record.keyId, 0, soon()))?.issued.apiKey).toMatch(
+      /^petstore_local_/,
+    );
+  });
+});
+
+describe("keys update changes only what it is given", () => {
+  it("an update naming no change answers the record as it was", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    const { record } = await keys.issue("t", undefined, soon(), undefined, undefined, {
+      scopes: ["categories:write"],
+    });
+    expect(await keys.update(record.keyId, {}, soon())).toEqual(record);
+  });
+});
+
+describe("a rotation's new key copies the old one's settings but not its times or revocation", () => {
+  it("the new key of a revoked key is not revoked, and the old one expires after the grace", async () => {
+    const now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    const old = await keys.issue("t", undefined, soon());
+    await keys.revoke(old.record.keyId, soon());
+    const rotation = await keys.rotate(old.record.keyId, 3_600_000, soon());
+    expect(rotation?.issued.record.revokedAt).toBeUndefined();
+    expect(
+      (await keys.find(hashApiKey(rotation?.issued.apiKey ?? ""), soon()))?.revokedAt,
+    ).toBeUndefined();
+    expect((await keys.find(hashApiKey(old.apiKey), soon()))?.revokedAt).toBeDefined();
+  });
+
+  it("an old key due to expire after the grace expires at the grace's end instead", async () => {
+    const now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    const old = await keys.issue("t", new Date(now + 30 * 86_400_000), soon());
+    const rotation = await keys.rotate(old.record.keyId, 3_600_000, soon());
+    expect(rotation?.previous.expiresAt).toBe("2026-03-01T13:00:00.000Z");
+    expect((await keys.find(hashApiKey(old.apiKey), soon()))?.expiresAt).toBe(
+      "2026-03-01T13:00:00.000Z",
+    );
+    // The new key keeps the old one's own expiry: a rotation never extends a key's life.
+    expect(rotation?.issued.record.expiresAt).toBe(old.record.expiresAt);
+  });
+
+  it("copies an attribute of another type than string or number without failing", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const old = await keys.issue("t", undefined, soon());
+    await store.db.call(
+      "UpdateItem",
+      {
+        TableName: table,
+        Key: {
+          pk: { S: tableKeys.apiKey(hashApiKey(old.apiKey)).pk },
+          sk: { S: hashApiKey(old.apiKey) },
+        },
+        UpdateExpression: "SET flagged = :f",
+        ExpressionAttributeValues: { ":f": { BOOL: true } },
+      },
+      soon(),
+    );
+    const rotation = await keys.rotate(old.record.keyId, 0, soon());
+    expect(rotation?.issued.record).toMatchObject({ label: "t", rotatedFrom: old.record.keyId });
+    expect(await keys.find(hashApiKey(rotation?.issued.apiKey ?? ""), soon())).toEqual(
+      rotation?.issued.record,
+    );
+  });
+});
+
+describe("a key is found by id however the store pages its answer", () => {
+  it("reads on past pages that hold no match (the id filter applies after each page)", async () => {
+    const table = await store.newTable();
+    // One item a page: the pages before the key's own are empty after the filter.
+    const onePerPage = new Proxy(store.db, {
+      get(target, name, receiver): unknown {
+        if (name !== "call") return Reflect.get(target, name, receiver) as unknown;
+        return (operation: string, input: object, deadline: number): Promise<unknown> =>
+          target.call(operation, operation === "Query" ? { ...input, Limit: 1 } : input, deadline);
+      },
+    });
+    const keys = new ApiKeyStore(onePerPage, table);
+    const tokens = Array.from({ length: 4 }, (_, i) => `paged-token-${i}`).sort((a, b) =>
+      hashApiKey(a).localeCompare(hashApiKey(b)),
+    );
+    const issued = [];
+    for (const token of tokens)
+      issued.push((await keys.issue(token, undefined, soon(), token)).record);
+    const last = issued[issued.length - 1];
+    if (!last) throw new Error("no key issued");
+    expect(await keys.byId(last.keyId, soon())).toEqual(last);
+    expect(await keys.revoke(last.keyId, soon())).toBe(true);
+    expect(
+      (await keys.find(hashApiKey(tokens[tokens.length - 1] ?? ""), soon()))?.revokedAt,
+    ).toBeDefined();
   });
 });
