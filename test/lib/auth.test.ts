@@ -216,3 +216,27 @@ describe("the key cache stays bounded under a flood of distinct unknown keys", (
     expect(lookup.lookups).toBe(10_002);
   });
 });
+
+describe("unknown keys are remembered briefly, so a flood of one bad key is not a flood of reads", () => {
+  it("reads an unknown key once per 5 seconds, and accepts it once it exists after that", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const lookup = new CountingLookup();
+    const key = generateApiKey();
+    const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
+    expect(await refusal(verifier, `Bearer ${key}`)).toMatchObject({ status: 401 });
+    lookup.records.set(hashApiKey(key), {
+      keyId: "key_late",
+      label: "t",
+      createdAt: "2026-01-01T00:00:00Z",
+      scopes: allScopes,
+    });
+    now += 4_999;
+    expect(await refusal(verifier, `Bearer ${key}`)).toMatchObject({ status: 401 });
+    expect(lookup.lookups).toBe(1);
+    now += 1;
+    await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toMatchObject({
+      keyId: "key_late",
+    });
+    expect(lookup.lookups).toBe(2);
+  });
+});
