@@ -28,7 +28,7 @@ function toBase62(value: bigint, width: number): string {
   let digits = "";
   let rest = value;
   do {
-    digits = (base62[Number(rest % 62n)] ?? "0") + digits;
+    digits = base62.charAt(Number(rest % 62n)) + digits;
     rest /= 62n;
   } while (rest > 0n);
   return digits.padStart(width, "0");

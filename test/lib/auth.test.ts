@@ -4,7 +4,7 @@ import { allScopes } from "../../lib/scopes.ts";
 import { generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
-import type { KeyLookup } from "../../lib/auth.ts";
+import type { KeyLookup, Principal } from "../../lib/auth.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { soon } from "../support/dynamo.ts";
 
@@ -161,6 +161,82 @@ describe("revoked and expired keys stop working within the cache window", () => 
     await verifier.authenticate(`Bearer ${key}`, soon());
     now = 60_000;
     await verifier.authenticate(`Bearer ${key}`, soon());
+    expect(lookup.lookups).toBe(2);
+  });
+});
+
+describe("a key's own rate limit travels with it; without a readable one, the stage default", () => {
+  const record: ApiKeyRecord = {
+    keyId: "key_limits",
+    label: "t",
+    createdAt: "2026-01-01T00:00:00Z",
+    scopes: allScopes,
+  };
+
+  async function principalWith(limits: Partial<ApiKeyRecord>): Promise<Principal> {
+    const lookup = new CountingLookup();
+    const key = generateApiKey();
+    lookup.records.set(hashApiKey(key), { ...record, ...limits });
+    return new ApiKeyVerifier(lookup, Date.now, 30_000).authenticate(`Bearer ${key}`, soon());
+  }
+
+  it("a key with a rate and a burst carries them, parsed", async () => {
+    expect((await principalWith({ rate: "600/min", burst: 20 })).rateLimit).toEqual({
+      rate: "600/min",
+      perSecond: 10,
+      burst: 20,
+    });
+  });
+
+  it("a key with no limit, or only half of one, gets the stage's default", async () => {
+    expect((await principalWith({})).rateLimit).toBeUndefined();
+    expect((await principalWith({ rate: "50/s" })).rateLimit).toBeUndefined();
+    expect((await principalWith({ burst: 10 })).rateLimit).toBeUndefined();
+  });
+
+  it("a stored limit that does not parse gets the stage's default, not an error", async () => {
+    expect((await principalWith({ rate: "fast", burst: 10 })).rateLimit).toBeUndefined();
+    expect((await principalWith({ rate: "50/s", burst: 0 })).rateLimit).toBeUndefined();
+  });
+});
+
+describe("the key cache stays bounded under a flood of distinct unknown keys", () => {
+  it("forgets what it holds once it has 10,000 keys, and so looks a key up again", async () => {
+    const lookup = new CountingLookup();
+    const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000);
+    const flood = Array.from({ length: 10_000 }, (_, i) => `flood-${i}`);
+    for (const key of flood) await refusal(verifier, `Bearer ${key}`);
+    expect(lookup.lookups).toBe(10_000);
+    // Still remembered: the cache is full but not yet over.
+    await refusal(verifier, "Bearer flood-0");
+    expect(lookup.lookups).toBe(10_000);
+    await refusal(verifier, "Bearer flood-new");
+    expect(lookup.lookups).toBe(10_001);
+    expect(await refusal(verifier, "Bearer flood-0")).toMatchObject({ status: 401 });
+    expect(lookup.lookups).toBe(10_002);
+  });
+});
+
+describe("unknown keys are remembered briefly, so a flood of one bad key is not a flood of reads", () => {
+  it("reads an unknown key once per 5 seconds, and accepts it once it exists after that", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const lookup = new CountingLookup();
+    const key = generateApiKey();
+    const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
+    expect(await refusal(verifier, `Bearer ${key}`)).toMatchObject({ status: 401 });
+    lookup.records.set(hashApiKey(key), {
+      keyId: "key_late",
+      label: "t",
+      createdAt: "2026-01-01T00:00:00Z",
+      scopes: allScopes,
+    });
+    now += 4_999;
+    expect(await refusal(verifier, `Bearer ${key}`)).toMatchObject({ status: 401 });
+    expect(lookup.lookups).toBe(1);
+    now += 1;
+    await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toMatchObject({
+      keyId: "key_late",
+    });
     expect(lookup.lookups).toBe(2);
   });
 });

@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { ApiKeyStore, generateApiKey, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../../lib/auth.ts";
 import { ApiError } from "../../../lib/errors.ts";
+import { allScopes } from "../../../lib/scopes.ts";
+import { keys as tableKeys } from "../../../lib/table/schema.ts";
+import { Table } from "../../../lib/table/table.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
+
+const store = useEmbeddedDynamo();
 
 describe("generated keys are random b64tokens and stored only as SHA-256", () => {
   it("makes keys of the contract format, with 256 random bits, that parse as Bearer tokens", () => {
@@ -23,8 +28,6 @@ describe("generated keys are random b64tokens and stored only as SHA-256", () =>
 });
 
 describe("API key records live in the table as hashes only", () => {
-  const store = useEmbeddedDynamo();
-
   it("issues, finds by hash, lists and revokes without ever storing the key", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
@@ -56,5 +59,212 @@ describe("API key records live in the table as hashes only", () => {
     await expect(verifier.authenticate(`Bearer ${apiKey}`, soon())).rejects.toBeInstanceOf(
       ApiError,
     );
+  });
+});
+
+describe("an operator finds a key by its id (keys update, rotate, revoke name keys by id)", () => {
+  it("answers the record of the key with that id, and nothing for an id no key has", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    await keys.issue("first", undefined, soon());
+    const { record } = await keys.issue(
+      "second",
+      new Date("2031-02-03T04:05:06Z"),
+      soon(),
+      undefined,
+      undefined,
+      {
+        scopes: ["categories:read"],
+      },
+    );
+    await keys.issue("third", undefined, soon());
+    expect(await keys.byId(record.keyId, soon())).toEqual(record);
+    expect(await keys.byId("key_000000000000", soon())).toBeUndefined();
+  });
+});
+
+describe("an operator sets a key's own rate limit in place (contract: Rate limits, keys update)", () => {
+  it("stores the rate and burst on that key only, and the key keeps working", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    const { apiKey, record } = await keys.issue("limited", undefined, soon());
+    const other = await keys.issue("other", undefined, soon());
+    expect(await keys.setRateLimit(record.keyId, { rate: "600/min", burst: 20 }, soon())).toBe(
+      true,
+    );
+    expect(await keys.find(hashApiKey(apiKey), soon())).toEqual({
+      ...record,
+      rate: "600/min",
+      burst: 20,
+    });
+    expect(await keys.find(hashApiKey(other.apiKey), soon())).toEqual(other.record);
+    const verifier = new ApiKeyVerifier(keys, Date.now, 0);
+    await expect(verifier.authenticate(`Bearer ${apiKey}`, soon())).resolves.toMatchObject({
+      keyId: record.keyId,
+      rateLimit: { rate: "600/min", perSecond: 10, burst: 20 },
+    });
+  });
+
+  it("answers false and stores nothing when no key has that id", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const { record } = await keys.issue("only", undefined, soon());
+    expect(await keys.setRateLimit("key_000000000000", { rate: "5/s", burst: 5 }, soon())).toBe(
+      false,
+    );
+    expect(await keys.list(soon())).toEqual([record]);
+  });
+});
+
+describe("keys list shows every key, oldest first", () => {
+  it("orders by creation time, not by the stored hash", async () => {
+    let now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    // Issued in descending hash order, so the table's own order is the reverse of creation.
+    const tokens = Array.from({ length: 5 }, (_, i) => `legacy-token-${i}`).sort((a, b) =>
+      hashApiKey(b).localeCompare(hashApiKey(a)),
+    );
+    const issued = [];
+    for (const token of tokens) {
+      issued.push((await keys.issue(token, undefined, soon(), token)).record);
+      now += 1000;
+    }
+    expect(await keys.list(soon())).toEqual(issued);
+  });
+});
+
+describe("a key record from before labels and scopes still reads (contract: older keys keep working)", () => {
+  it("an item holding only the key's hash reads with every scope, empty texts and no limit", async () => {
+    const table = await store.newTable();
+    const key = "pre-format-key";
+    await new Table(store.db, table).put(tableKeys.apiKey(hashApiKey(key)), {}, soon());
+    expect(await new ApiKeyStore(store.db, table).find(hashApiKey(key), soon())).toEqual({
+      keyId: "",
+      label: "",
+      createdAt: "",
+      expiresAt: undefined,
+      revokedAt: undefined,
+      scopes: allScopes,
+      rotatedFrom: undefined,
+      rate: undefined,
+      burst: undefined,
+    });
+  });
+});
+
+describe("revoking twice keeps the first revocation time", () => {
+  it("a second revoke answers true and leaves revokedAt as the first one set it", async () => {
+    let now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    const { apiKey, record } = await keys.issue("t", undefined, soon());
+    expect(await keys.revoke(record.keyId, soon())).toBe(true);
+    now += 60_000;
+    expect(await keys.revoke(record.keyId, soon())).toBe(true);
+    expect((await keys.find(hashApiKey(apiKey), soon()))?.revokedAt).toBe(
+      "2026-03-01T12:00:00.000Z",
+    );
+  });
+});
+
+describe("new keys name the stage they are issued for (contract: Keys: format)", () => {
+  it("issue and rotate make keys of the given stage, local by default", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    const local = await keys.issue("l", undefined, soon());
+    expect(local.apiKey).toMatch(/^petstore_local_/);
+    const prod = await keys.issue("p", undefined, soon(), undefined, undefined, { stage: "prod" });
+    expect(prod.apiKey).toMatch(/^petstore_prod_/);
+    const rotated = await keys.rotate(prod.record.keyId, 0, soon(), "prod");
+    expect(rotated?.issued.apiKey).toMatch(/^petstore_prod_/);
+    expect((await keys.rotate(local.record.keyId, 0, soon()))?.issued.apiKey).toMatch(
+      /^petstore_local_/,
+    );
+  });
+});
+
+describe("keys update changes only what it is given", () => {
+  it("an update naming no change answers the record as it was", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    const { record } = await keys.issue("t", undefined, soon(), undefined, undefined, {
+      scopes: ["categories:write"],
+    });
+    expect(await keys.update(record.keyId, {}, soon())).toEqual(record);
+  });
+});
+
+describe("a rotation's new key copies the old one's settings but not its times or revocation", () => {
+  it("the new key of a revoked key is not revoked, and the old one expires after the grace", async () => {
+    const now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    const old = await keys.issue("t", undefined, soon());
+    await keys.revoke(old.record.keyId, soon());
+    const rotation = await keys.rotate(old.record.keyId, 3_600_000, soon());
+    expect(rotation?.issued.record.revokedAt).toBeUndefined();
+    expect(
+      (await keys.find(hashApiKey(rotation?.issued.apiKey ?? ""), soon()))?.revokedAt,
+    ).toBeUndefined();
+    expect((await keys.find(hashApiKey(old.apiKey), soon()))?.revokedAt).toBeDefined();
+  });
+
+  it("an old key due to expire after the grace expires at the grace's end instead", async () => {
+    const now = Date.parse("2026-03-01T12:00:00.000Z");
+    const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
+    const old = await keys.issue("t", new Date(now + 30 * 86_400_000), soon());
+    const rotation = await keys.rotate(old.record.keyId, 3_600_000, soon());
+    expect(rotation?.previous.expiresAt).toBe("2026-03-01T13:00:00.000Z");
+    expect((await keys.find(hashApiKey(old.apiKey), soon()))?.expiresAt).toBe(
+      "2026-03-01T13:00:00.000Z",
+    );
+    // The new key keeps the old one's own expiry: a rotation never extends a key's life.
+    expect(rotation?.issued.record.expiresAt).toBe(old.record.expiresAt);
+  });
+
+  it("copies an attribute of another type than string or number without failing", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const old = await keys.issue("t", undefined, soon());
+    await store.db.call(
+      "UpdateItem",
+      {
+        TableName: table,
+        Key: {
+          pk: { S: tableKeys.apiKey(hashApiKey(old.apiKey)).pk },
+          sk: { S: hashApiKey(old.apiKey) },
+        },
+        UpdateExpression: "SET flagged = :f",
+        ExpressionAttributeValues: { ":f": { BOOL: true } },
+      },
+      soon(),
+    );
+    const rotation = await keys.rotate(old.record.keyId, 0, soon());
+    expect(rotation?.issued.record).toMatchObject({ label: "t", rotatedFrom: old.record.keyId });
+    expect(await keys.find(hashApiKey(rotation?.issued.apiKey ?? ""), soon())).toEqual(
+      rotation?.issued.record,
+    );
+  });
+});
+
+describe("a key is found by id however the store pages its answer", () => {
+  it("reads on past pages that hold no match (the id filter applies after each page)", async () => {
+    const table = await store.newTable();
+    // One item a page: the pages before the key's own are empty after the filter.
+    const onePerPage = new Proxy(store.db, {
+      get(target, name, receiver): unknown {
+        if (name !== "call") return Reflect.get(target, name, receiver) as unknown;
+        return (operation: string, input: object, deadline: number): Promise<unknown> =>
+          target.call(operation, operation === "Query" ? { ...input, Limit: 1 } : input, deadline);
+      },
+    });
+    const keys = new ApiKeyStore(onePerPage, table);
+    const tokens = Array.from({ length: 4 }, (_, i) => `paged-token-${i}`).sort((a, b) =>
+      hashApiKey(a).localeCompare(hashApiKey(b)),
+    );
+    const issued = [];
+    for (const token of tokens)
+      issued.push((await keys.issue(token, undefined, soon(), token)).record);
+    const last = issued[issued.length - 1];
+    if (!last) throw new Error("no key issued");
+    expect(await keys.byId(last.keyId, soon())).toEqual(last);
+    expect(await keys.revoke(last.keyId, soon())).toBe(true);
+    expect(
+      (await keys.find(hashApiKey(tokens[tokens.length - 1] ?? ""), soon()))?.revokedAt,
+    ).toBeDefined();
   });
 });
