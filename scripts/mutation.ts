@@ -68,6 +68,8 @@ export interface FileScore {
   readonly timedOut: number;
   /** Disabled where they stand as equivalent (`// Stryker disable next-line …: <why>`). */
   readonly disabled: number;
+  /** Static mutants --ignore-static set aside (not run, not counted). */
+  readonly setAside: number;
   /** (killed + timed out) / (mutants − disabled), in %, to one decimal. */
   readonly score: number;
 }
@@ -77,6 +79,8 @@ export interface Scores {
   readonly date: string;
   readonly wallTimeSeconds: number;
   readonly threshold: number;
+  /** Whether the run set static mutants aside (--ignore-static): see each file's setAside. */
+  readonly ignoreStatic: boolean;
   readonly files: Readonly<Record<string, FileScore>>;
 }
 
@@ -97,9 +101,10 @@ export function scoreFiles(
 ): Record<string, FileScore> {
   const scores: Record<string, FileScore> = {};
   for (const file of files) {
-    const mine = outcomes
-      .filter((m) => !setAsideStatic(m))
-      .filter((m) => relative(projectRoot, resolve(projectRoot, m.fileName)) === file);
+    const all = outcomes.filter(
+      (m) => relative(projectRoot, resolve(projectRoot, m.fileName)) === file,
+    );
+    const mine = all.filter((m) => !setAsideStatic(m));
     const count = (status: string): number => mine.filter((m) => m.status === status).length;
     const [killed, survived, noCoverage, timedOut, disabled] = [
       "Killed",
@@ -117,6 +122,7 @@ export function scoreFiles(
       noCoverage,
       timedOut,
       disabled,
+      setAside: all.length - mine.length,
       score,
     };
   }
@@ -145,7 +151,8 @@ const usage = `usage: npm run mutation [-- <lib file>…] [--record] [--concurre
 
 Mutation testing (StrykerJS) over the files of lib/ that decide an answer, or the ones named.
 Reports: ${reportDir}/ (HTML and JSON, outside git).
-  --record          rewrite test/mutation/scores.json (a run over every deciding file only)
+  --record          rewrite test/mutation/scores.json (a run over every deciding file only;
+                    with --ignore-static it says so, and how many it set aside per file)
   --force           test every mutant (otherwise results of unchanged code and tests are reused)
   --ignore-static   skip the mutants in code that runs as a module loads or a suite sets up
                     (each is run against every test): a quick look while writing tests
@@ -176,9 +183,6 @@ async function main(): Promise<number> {
     }
     if (parsed.values.record === true && parsed.positionals.length > 0) {
       throw new UsageError("--record needs a run over every deciding file (name none)");
-    }
-    if (parsed.values.record === true && parsed.values["ignore-static"] === true) {
-      throw new UsageError("--record counts every mutant: drop --ignore-static");
     }
     const concurrency = parsed.values.concurrency;
     if (concurrency !== undefined && !/^[1-9]\d*$/.test(concurrency)) {
@@ -239,6 +243,7 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       wallTimeSeconds,
       threshold,
+      ignoreStatic: parsed.values["ignore-static"] === true,
       files: scores,
     };
     writeFileSync(scoresFile, `${JSON.stringify(summary, null, 2)}\n`);

@@ -28,6 +28,7 @@ describe("a file's score is Stryker's: killed and timed out over every mutant no
         noCoverage: 1,
         timedOut: 1,
         disabled: 1,
+        setAside: 0,
         score: 89.4, // 17 / 19, rounded down: a file just under the bar is not shown at it
       },
     });
@@ -43,6 +44,7 @@ describe("a file's score is Stryker's: killed and timed out over every mutant no
     expect(scoreFiles([outcome(file, "Killed"), setAside], [file])[file]).toMatchObject({
       mutants: 1,
       disabled: 0,
+      setAside: 1,
       score: 100,
     });
   });
@@ -61,6 +63,7 @@ describe("CI refuses a summary missing a deciding file, below the bar or with to
     noCoverage: 0,
     timedOut: 0,
     disabled: 5,
+    setAside: 0,
     score: threshold,
   };
   const all = Object.fromEntries(decidingFiles.map((file) => [file, passing]));
