@@ -3,8 +3,8 @@
  * the files of lib/ that decide an answer, or over the ones named. Each mutant is a small change
  * to the code; a test must fail for it ("killed"), or the change would reach callers unnoticed.
  * Reports (HTML and JSON) go to reports/mutation/, outside git. With --record, a run over every
- * deciding file rewrites test/mutation/scores.json, which CI checks (test/mutation/scores.test.ts):
- * every deciding file there, each at or above the threshold. Exits 1 when a file is below it.
+ * deciding file rewrites the summary test/mutation/scores.json (per file: mutants, outcomes, score;
+ * the commit, date and wall time of the run). Exits 1 when a file is below the threshold.
  *
  * The suites it runs are vitest.mutation.config.ts's: the in-process ones (see there why).
  */

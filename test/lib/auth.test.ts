@@ -34,8 +34,8 @@ describe("the Authorization header is 'Bearer <b64token>', scheme case-insensiti
     }
   });
 
-  it("treats other schemes as not Bearer", () => {
-    for (const header of ["Basic dXNlcjpwYXNz", "Token abc", "abc", "Bearerabc"]) {
+  it("treats other schemes as not Bearer, even one whose name ends in Bearer (RFC 7235)", () => {
+    for (const header of ["Basic dXNlcjpwYXNz", "Token abc", "abc", "Bearerabc", "XBearer"]) {
       expect(parseAuthorization(header)).toEqual({ kind: "not_bearer" });
     }
   });
