@@ -483,8 +483,9 @@ describe("a create that failed before taking an id releases its claim, in the ma
     const { categories, creator } = await fixture();
     // The id take's answer is held past the deadline: the create fails when its budget is spent.
     const before = held();
-    proxy().inject({ fault: "slow", operation: "UpdateItem", times: 1, delayMs: 1_000 });
-    const deadline = Date.now() + 300;
+    // A budget of 1.5 s: the claim before it must reach the id take in time on a loaded machine.
+    proxy().inject({ fault: "slow", operation: "UpdateItem", times: 1, delayMs: 3_000 });
+    const deadline = Date.now() + 1_500;
     await expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toThrow();
     expect(held()).toBe(before + 1);
     expect(Date.now()).toBeGreaterThanOrEqual(deadline - 20);
