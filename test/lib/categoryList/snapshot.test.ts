@@ -50,6 +50,17 @@ const refresh = (
   recheck: number[] = [],
 ): Refresh => ({ kind, above, upTo, recheck });
 const ids = (s: ListSnapshot): number[] => s.categories.map((c) => c.id);
+/** Categories 1–3 cached; 2 settled a while ago (two settle windows), 3 still settling. */
+const settledAndSettling = (at: CounterState): ListSnapshot =>
+  snapshot(
+    at,
+    [1, 2, 3],
+    [],
+    [
+      [2, now - 2 * settleMs],
+      [3, now - 10],
+    ],
+  );
 
 describe("a cold read trusts nothing cached", () => {
   it("answers only what it read, with the counter it read", () => {
@@ -67,15 +78,7 @@ describe("a cold read trusts nothing cached", () => {
 describe("an unchanged version with nothing read keeps the cache, dropping settled ids only", () => {
   it("forgets a settling id once a read has settled it, keeping the categories", () => {
     const at = counter(3, 3);
-    const cached = snapshot(
-      at,
-      [1, 2, 3],
-      [],
-      [
-        [2, now - 2 * settleMs],
-        [3, now - 10],
-      ],
-    );
+    const cached = settledAndSettling(at);
     const next = applyRefresh(
       cached,
       version(at, [], now, now - 4 * settleMs),
@@ -236,15 +239,7 @@ describe("a withdrawal drops the category it names unless it was stored again af
 describe("a refresh that read something forgets the settling ids it has settled", () => {
   it("drops a cached settling id once settled, and keeps one still settling", () => {
     const at = counter(3, 3);
-    const cached = snapshot(
-      at,
-      [1, 2, 3],
-      [],
-      [
-        [2, now - 2 * settleMs],
-        [3, now - 10],
-      ],
-    );
+    const cached = settledAndSettling(at);
     const next = applyRefresh(
       cached,
       version(counter(4, 4), [], now, now - 4 * settleMs),
