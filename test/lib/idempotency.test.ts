@@ -72,17 +72,15 @@ const claimBy = (owner: string, lockUntil: number) => ({
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
-/** Answers the proxy has held back so far ("slow" rules matched). */
-const held = (): number => proxy().injected.get("slow") ?? 0;
-/** Resolves once the proxy holds back one more answer than `before`: that request is under way. */
+/** Answers the proxy has held back so far ("slow" rules matched), the store having given them. */
+const held = (): number => proxy().slowAnswered();
+/**
+ * Resolves once the proxy holds back one more answer than `before`: the store has applied that
+ * request, and only its answer is under way (a write made now lands after it).
+ */
 async function untilHeld(before: number): Promise<void> {
   while (held() <= before) await sleep(5);
 }
-/**
- * Time for a held request to reach the store after the proxy took it (it forwards at once and
- * holds the answer back): a write made after this lands after the held request was applied.
- */
-const reachStoreMs = 300;
 
 /** The list version (lib/categoryList/cache.ts): the counter item's `version`. */
 async function listVersion(table: string): Promise<number> {
@@ -381,7 +379,6 @@ describe("of two repeats taking over a stalled owner, the one that loses hears 4
       code: "idempotency_in_progress",
     });
     await untilHeld(before);
-    await sleep(reachStoreMs);
     expect(await elsewhere.takeOver(recordKey, "r1", claimBy("r3", soon()), soon())).toBe(true);
     await r2;
     proxy().clear();
@@ -448,7 +445,6 @@ describe("a claim refused by a record that is gone or expired when read claims a
     proxy().inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 1_500 });
     const outcome = Promise.allSettled([f.creator.create("s", "k", dog, "r2", soon())]);
     await untilHeld(before);
-    await sleep(reachStoreMs);
     await change(f);
     const [answer] = await outcome;
     proxy().clear();

@@ -37,6 +37,8 @@ export interface FaultProxy {
   readonly limiterCalls: () => number;
   /** Faults injected so far, per fault kind. */
   readonly injected: Map<Fault, number>;
+  /** "slow" answers the store has given so far, held back now or before: those requests applied. */
+  readonly slowAnswered: () => number;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   // these faults test: a fault there fails open by design (test/http/rateLimit.test.ts,
   // npm run abuse), so they pass through and stay out of `seen`.
   let limiterCalls = 0;
+  let slowAnswered = 0;
   const store = await startStoreProxy(target, async ({ operation, body }, forward) => {
     if (isLimiterCall(body)) {
       limiterCalls += 1;
@@ -90,7 +93,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     if (rule?.fault === "reset") return "cut";
     const answer = await forward();
     if (rule?.fault === "lost_response") return "cut";
-    if (rule?.fault === "slow") await new Promise((done) => setTimeout(done, rule.delayMs ?? 3000));
+    if (rule?.fault === "slow") {
+      slowAnswered += 1;
+      await new Promise((done) => setTimeout(done, rule.delayMs ?? 3000));
+    }
     return answer;
   });
   return {
@@ -104,5 +110,6 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     seen,
     limiterCalls: () => limiterCalls,
     injected,
+    slowAnswered: () => slowAnswered,
   };
 }
