@@ -10,8 +10,8 @@
  * The suites it runs are vitest.mutation.config.ts's: the in-process ones (see there why).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "../local/template.ts";
 import { buildFunctions } from "./build.ts";
@@ -249,6 +249,7 @@ async function main(): Promise<number> {
       ignoreStatic: parsed.values["ignore-static"] === true,
       files: scores,
     };
+    mkdirSync(dirname(scoresFile), { recursive: true });
     writeFileSync(scoresFile, `${JSON.stringify(summary, null, 2)}\n`);
     process.stdout.write(`mutation: recorded in ${relative(projectRoot, scoresFile)}\n`);
   }
