@@ -78,6 +78,7 @@ export interface FileScore {
 export interface Scores {
   readonly commit: string;
   readonly date: string;
+  /** This run's: results it reused from the last run (incremental) took no time in it. */
   readonly wallTimeSeconds: number;
   readonly threshold: number;
   /** Whether the run set static mutants aside (--ignore-static): see each file's setAside. */
