@@ -68,4 +68,10 @@ describe("a key of the format is refused before any lookup when it cannot be rig
     ])
       expect(keyVerdict(key, "local")).toBe("legacy");
   });
+
+  it("takes only a whole token for a key of the format: one inside a longer token is not", () => {
+    const key = generateKey("local");
+    for (const token of [`x${key}`, `${key}x`, `old-${key}`, `${key}_abcdef`])
+      expect(keyVerdict(token, "local")).toBe("legacy");
+  });
 });

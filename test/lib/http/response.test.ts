@@ -292,6 +292,11 @@ describe("an uncompressed body must fit Lambda's 6 MB limit as the runtime seria
     expect(JSON.stringify(response.body)).toHaveLength(maxResponseBytes);
   });
 
+  it("the whole result of the largest body sent, headers included, fits Lambda's 6 MB (6,291,456 bytes)", () => {
+    const response = jsonResponse(200, numbersOf(maxResponseBytes - 2), undefined);
+    expect(Buffer.byteLength(JSON.stringify(response))).toBeLessThanOrEqual(6 * 1024 * 1024);
+  });
+
   it("answers 406 one byte over", () => {
     expect(() => jsonResponse(200, numbersOf(maxResponseBytes - 1), undefined)).toThrow(
       expect.objectContaining({ status: 406, code: "response_too_large" }) as Error,
