@@ -184,8 +184,11 @@ describe("a request that dies after reserving its id is finished by the next rep
       times: Number.POSITIVE_INFINITY,
     });
     const deadline = Date.now() + 400;
+    const deletesBefore = proxy().seen.get("DeleteItem") ?? 0;
     await expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toThrow();
     proxy().clear();
+    // It keeps its record: no release is even sent (the store would refuse it, at a write's cost).
+    expect(proxy().seen.get("DeleteItem") ?? 0).toBe(deletesBefore);
     // While the first request could still be running, a repeat is told to wait.
     await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
       status: 409,
