@@ -216,7 +216,9 @@ async function main(): Promise<number> {
     jsonReporter: { fileName: `${reportDir}/mutation.json` },
     // Results of unchanged mutants whose tests are unchanged are reused from the last run, with
     // --record too (a full run is about 2 h on two cores; a recorded run after a small change
-    // re-tests only what changed). --force tests every mutant.
+    // re-tests only what changed). --force tests every mutant. Stryker reuses a static mutant
+    // that survived while no test covering it changed, and none is said to cover it: a new test
+    // that kills one counts from the next --force run (the weekly one) on.
     incremental: true,
     incrementalFile: `${reportDir}/incremental.json`,
     force: parsed.values.force === true,
