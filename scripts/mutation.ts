@@ -10,7 +10,8 @@
  * The suites it runs are vitest.mutation.config.ts's: the in-process ones (see there why).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "../local/template.ts";
@@ -84,6 +85,28 @@ export interface Scores {
   /** Whether the run set static mutants aside (--ignore-static): see each file's setAside. */
   readonly ignoreStatic: boolean;
   readonly files: Readonly<Record<string, FileScore>>;
+  /** Per deciding file, the SHA-256 of the code the run mutated: CI compares it with the code. */
+  readonly sources: Readonly<Record<string, string>>;
+}
+
+/** The SHA-256 (hex) of each file as it is in the project now. */
+export const sourceHashes = (files: readonly string[]): Record<string, string> =>
+  Object.fromEntries(
+    files.map((file) => [
+      file,
+      createHash("sha256")
+        .update(readFileSync(resolve(projectRoot, file)))
+        .digest("hex"),
+    ]),
+  );
+
+/**
+ * The deciding files whose code is not the code a summary was measured on. By content, not by
+ * git history: CI's clone may be shallow or have none.
+ */
+export function changedSince(sources: Readonly<Record<string, string>>): string[] {
+  const now = sourceHashes(decidingFiles);
+  return decidingFiles.filter((file) => sources[file] !== now[file]);
 }
 
 interface MutantOutcome {
@@ -200,6 +223,7 @@ async function main(): Promise<number> {
   // A few in-process tests read the built bundles (dist/), which a fresh clone does not have.
   await buildFunctions();
   const { Stryker } = await import("@stryker-mutator/core");
+  const sources = sourceHashes(decidingFiles); // the code this run reads
   if (parsed.values["ignore-static"] === true) process.env.PETSTORE_MUTATION_ISOLATE = "0";
   const started = performance.now();
   const outcomes = await new Stryker({
@@ -251,6 +275,7 @@ async function main(): Promise<number> {
       threshold,
       ignoreStatic: parsed.values["ignore-static"] === true,
       files: scores,
+      sources,
     };
     mkdirSync(dirname(scoresFile), { recursive: true });
     writeFileSync(scoresFile, `${JSON.stringify(summary, null, 2)}\n`);

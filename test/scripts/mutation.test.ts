@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import type { FileScore } from "../../scripts/mutation.ts";
-import { decidingFiles, scoreFiles, scoreProblems, threshold } from "../../scripts/mutation.ts";
+import {
+  changedSince,
+  decidingFiles,
+  scoreFiles,
+  scoreProblems,
+  sourceHashes,
+  threshold,
+} from "../../scripts/mutation.ts";
 
 const outcome = (fileName: string, status: string) => ({ fileName, status });
 
@@ -85,5 +92,18 @@ describe("CI refuses a summary missing a deciding file, below the bar or with to
   it("names a file with more than 5 % of its mutants disabled", () => {
     const disabled = { ...all, "lib/auth.ts": { ...passing, disabled: 6 } };
     expect(scoreProblems(disabled)).toEqual(["lib/auth.ts: 6 of 100 mutants disabled (> 5 %)"]);
+  });
+});
+
+describe("a summary holds for the code it was measured on, whatever the git history", () => {
+  it("names no file when every deciding file hashes as recorded", () => {
+    expect(changedSince(sourceHashes(decidingFiles))).toEqual([]);
+  });
+
+  it("names each deciding file whose code differs from the run's, or that it lacks", () => {
+    const sources = new Map(Object.entries(sourceHashes(decidingFiles)));
+    sources.delete("lib/auth.ts");
+    sources.set("lib/scopes.ts", "0".repeat(64));
+    expect(changedSince(Object.fromEntries(sources))).toEqual(["lib/auth.ts", "lib/scopes.ts"]);
   });
 });
