@@ -18,7 +18,7 @@ const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** The stage name a key of this deployment carries (lib/config.ts's STAGE, "local" unset). */
 export function keyStageOf(stage: string): KeyStage {
-  if (stage === "production" || stage === "prod") return "prod";
+  if (stage === "production") return "prod";
   if (stage === "staging") return "staging";
   return "local";
 }

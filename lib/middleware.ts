@@ -168,7 +168,7 @@ export function respond(bodies = new EncodedBodies()): ServiceMiddleware {
         reply.data,
         acceptEncoding,
         { ...validators, ...(request.context.replayed && { "idempotent-replayed": "true" }) },
-        reply.version === undefined ? undefined : { bodies, version: reply.version },
+        reply.version === undefined ? undefined : bodies,
       );
     },
   };

@@ -30,15 +30,14 @@ interface EncodedBody {
 /**
  * The encoded bodies of the last versioned answer, one per coding (identity, gzip, br: at most
  * three), held for the container's life by the response middleware (lib/middleware.ts). A steady
- * list is answered with the same version and the very same (never mutated) array, so it is
- * serialised and compressed once, not on every request (10,000 categories in br: 43 ms a time at
- * 1,024 MB). Both must match: a list may find a late category at an unchanged version
- * (lib/categoryList/cache.ts, `listVersion`), and that is a new array. Another version or payload
- * replaces the lot: the old version's encodings go with it.
+ * list is answered with the very same (never mutated) array, so it is serialised and compressed
+ * once, not on every request (10,000 categories in br: 43 ms a time at 1,024 MB). Kept by that
+ * array's identity, not by the version: a list may find a late category at an unchanged version
+ * (lib/categoryList/cache.ts, `listVersion`), and that is a new array. Another payload replaces
+ * the lot: the old version's encodings go with it.
  */
 export class EncodedBodies {
   readonly #compress: Compressor;
-  #version: string | undefined;
   #payload: unknown;
   #text: string | undefined;
   readonly #bodies = new Map<ContentCoding | "identity", EncodedBody>();
@@ -47,10 +46,10 @@ export class EncodedBodies {
     this.#compress = compress;
   }
 
-  of(version: string, payload: unknown, coding: ContentCoding | undefined): EncodedBody {
-    if (version !== this.#version || payload !== this.#payload) {
+  of(payload: unknown, coding: ContentCoding | undefined): EncodedBody {
+    if (payload !== this.#payload) {
       this.#bodies.clear();
-      [this.#version, this.#payload, this.#text] = [version, payload, undefined];
+      [this.#payload, this.#text] = [payload, undefined];
     }
     let encoded = this.#bodies.get(coding ?? "identity");
     if (encoded === undefined) {
@@ -64,18 +63,18 @@ export class EncodedBodies {
 
 /**
  * A JSON answer. With `kept` (a versioned answer, the list), its body comes from and goes to
- * `kept.bodies`; without, it is encoded afresh.
+ * those bodies; without, it is encoded afresh.
  */
 export function jsonResponse(
   statusCode: number,
   payload: unknown,
   acceptEncoding: string | undefined,
   extraHeaders: Readonly<Record<string, string>> = {},
-  kept?: { readonly bodies: EncodedBodies; readonly version: string },
+  kept?: EncodedBodies,
 ): HttpResponse {
   const coding = chooseEncoding(acceptEncoding);
   const encoded = kept
-    ? kept.bodies.of(kept.version, payload, coding)
+    ? kept.of(payload, coding)
     : encodeBody(JSON.stringify(payload), coding, zlibCompress);
   const headers: Record<string, string> = { ...contractHeaders, ...extraHeaders };
   if (encoded.varies) headers.vary = "accept-encoding";
