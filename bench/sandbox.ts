@@ -63,11 +63,14 @@ export function bundleOf(
 /** nodeOptions: the template's NODE_OPTIONS ("" when none), so that ours runs as deployed. */
 export type Built = { bundles: Bundles; child: string; nodeOptions: string };
 
-function nodeOptions(): string {
-  type Env = { Variables?: { NODE_OPTIONS?: unknown } } | undefined;
-  const value = (loadTemplate().Globals?.Function?.Environment as Env)?.Variables?.NODE_OPTIONS;
+/** A variable the template sets for every function (Globals), "" when none. */
+function globalVariable(name: string): string {
+  type Env = { Variables?: Record<string, unknown> } | undefined;
+  const value = (loadTemplate().Globals?.Function?.Environment as Env)?.Variables?.[name];
   return typeof value === "string" ? value.trim() : "";
 }
+/** How long every variant keeps a key's verdict: the deployed API key cache. */
+const keyCacheSeconds = globalVariable("API_KEY_CACHE_SECONDS");
 
 const noOpMetrics = {
   name: "no-op-metrics",
@@ -107,7 +110,7 @@ export async function buildAll(): Promise<Built> {
   const entryPoints = [resolve(projectRoot, "bench/child.ts")];
   const options = { bundle: true, format: "esm", platform: "node", target: "node24" } as const;
   await build({ ...options, entryPoints, outfile: child, logLevel: "warning" });
-  return { bundles, child, nodeOptions: nodeOptions() };
+  return { bundles, child, nodeOptions: globalVariable("NODE_OPTIONS") };
 }
 
 /** Removes the empty groups of bench runs that were killed (a `finally` never ran for them). */
@@ -149,8 +152,9 @@ let logFd: number | undefined;
 
 /**
  * Runs the child with `task` in the sandbox's cgroup; returns what it wrote on fd 3. The child's
- * whole environment is what Lambda sets (none of npm's variables), with the API key cache off so
- * that every variant makes the same store calls on every call, and a rate limit none reaches.
+ * whole environment is what Lambda sets (none of npm's variables), with the template's API key
+ * cache (every variant keeps a key's verdict as long: a warm call reads no key, as deployed) and
+ * a rate limit none reaches.
  */
 export async function runChild<Result>(
   child: string,
@@ -167,7 +171,7 @@ export async function runChild<Result>(
   const env = {
     ...(store.nodeOptions && { NODE_OPTIONS: store.nodeOptions }),
     ...localFunctionEnv(store.endpoint, store.table),
-    ...{ TZ: "UTC", API_KEY_CACHE_SECONDS: "0" },
+    ...{ TZ: "UTC", API_KEY_CACHE_SECONDS: keyCacheSeconds },
     // The bench measures the service, not its rate limit: a limit no workload reaches, so one
     // lease (kept apart by bench/proxy.ts) serves a whole process.
     ...unthrottled,

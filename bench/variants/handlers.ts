@@ -32,12 +32,23 @@ const counterKey = { pk: "COUNTER", sk: "category" };
 const sortKey = (id: number): string => String(id).padStart(16, "0");
 
 export function comparisonHandlers(db: Db, TableName: string): Handlers {
-  /** The key's id when the key is accepted (stored with a created category, as ours does). */
+  /**
+   * The key's id when the key is accepted (stored with a created category, as ours does). A
+   * verdict is kept for API_KEY_CACHE_SECONDS, as ours keeps it (lib/auth.ts), so that a warm
+   * call makes ours' store calls.
+   */
+  const verdicts = new Map<string, { keyId: string | undefined; until: number }>();
+  const keepMs = Number(process.env.API_KEY_CACHE_SECONDS ?? "0") * 1000;
   const keyIdOf = async (event: Event): Promise<string | undefined> => {
     const token = event.headers.authorization?.replace(/^Bearer /i, "") ?? "";
+    const kept = verdicts.get(token);
+    if (kept !== undefined && kept.until > Date.now()) return kept.keyId;
     const Key = { pk: "APIKEY", sk: createHash("sha256").update(token).digest("hex") };
     const { Item } = await db.send("GetItem", { TableName, Key, ConsistentRead: true });
-    return Item !== undefined && Item.revokedAt === undefined ? String(Item.keyId) : undefined;
+    const keyId =
+      Item !== undefined && Item.revokedAt === undefined ? String(Item.keyId) : undefined;
+    verdicts.set(token, { keyId, until: Date.now() + keepMs });
+    return keyId;
   };
   const authorized = async (event: Event): Promise<boolean> => (await keyIdOf(event)) !== undefined;
   const query = (pk: string, condition: string, values: Input, projection: string[]) =>
