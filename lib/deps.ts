@@ -56,31 +56,27 @@ export function createServiceParts(options: DepsOptions): ServiceParts {
     initializationType: env.AWS_LAMBDA_INITIALIZATION_TYPE,
     now,
   });
-  const db = new DynamoDb({
+  const store = {
     region: config.region,
     endpoint: config.dynamoEndpoint,
     credentials: environmentCredentials(env),
     attemptTimeoutMs: config.storeAttemptTimeoutMs,
     now,
+  };
+  const db = new DynamoDb({
+    ...store,
     onRetry: () => {
-      metrics.storeRetry();
+      metrics.count("storeRetries");
     },
     onGiveUp: () => {
-      metrics.storeUnavailable();
+      metrics.count("storeUnavailable");
     },
   });
   const keys = new ApiKeyStore(db, config.tableName, now);
   // The rate limit's buckets on a client of their own, without the store metrics: a bucket out
   // of reach admits the request (RateLimitFailOpen), it is not the request's 503
   // (StoreUnavailable). Its first call opens one more keep-alive connection.
-  const bucketDb = new DynamoDb({
-    region: config.region,
-    endpoint: config.dynamoEndpoint,
-    credentials: environmentCredentials(env),
-    attemptTimeoutMs: config.storeAttemptTimeoutMs,
-    now,
-  });
-  const buckets = new RateLimitBucketStore(bucketDb, config.tableName);
+  const buckets = new RateLimitBucketStore(new DynamoDb(store), config.tableName);
   return {
     config,
     now,

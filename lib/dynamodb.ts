@@ -39,7 +39,6 @@ export interface DynamoDbOptions {
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
   readonly now?: Clock;
-  readonly random?: () => number;
   /** Told of each retried attempt and of each call that gives up (lib/metrics.ts counts them). */
   readonly onRetry?: () => void;
   readonly onGiveUp?: () => void;
@@ -58,7 +57,6 @@ export class DynamoDb {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #now: Clock;
-  readonly #random: () => number;
   readonly #onRetry: () => void;
   readonly #onGiveUp: () => void;
 
@@ -76,7 +74,6 @@ export class DynamoDb {
     this.#baseDelayMs = options.baseDelayMs ?? 20;
     this.#maxDelayMs = options.maxDelayMs ?? 1000;
     this.#now = options.now ?? systemClock;
-    this.#random = options.random ?? Math.random;
     this.#onRetry = options.onRetry ?? (() => undefined);
     this.#onGiveUp = options.onGiveUp ?? (() => undefined);
   }
@@ -106,7 +103,7 @@ export class DynamoDb {
         if (!isRetryable(error)) throw error;
         lastFault = error;
         const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** attempt);
-        const delay = Math.floor(this.#random() * ceiling);
+        const delay = Math.floor(Math.random() * ceiling);
         if (this.#now() + delay + minAttemptMs >= deadline) {
           throw this.#giveUp(operation, attempt + 1, error);
         }

@@ -29,10 +29,15 @@ export const metricsService = "petstore";
 /** Every metric name this module emits. */
 export const metricNames = {
   categoriesCreated: "CategoriesCreated",
+  /** A create answered with the stored answer of an earlier request (Idempotency-Key). */
   idempotentReplays: "IdempotentReplays",
+  /** One answer with the Error shape, by its `code` (e.g. "unauthorized", "service_unavailable"). */
   errors: "Errors",
+  /** One more attempt at a store call after a retryable fault. */
   storeRetries: "StoreRetries",
+  /** A store call gave up: the request answers 503. */
   storeUnavailable: "StoreUnavailable",
+  /** How many categories a list answer carried (the value counted). */
   listSize: "ListSize",
   /** A request refused by its key's rate limit (429). */
   rateLimited: "RateLimited",
@@ -41,6 +46,9 @@ export const metricNames = {
   /** Once per on-demand container, on its first invocation. */
   coldStart: "ColdStart",
 } as const;
+
+/** The metrics a request adds to its invocation's document (the other two have their own). */
+export type CountedMetric = Exclude<keyof typeof metricNames, "errors" | "coldStart">;
 
 const dimensions = ["service", "stage", "function"] as const;
 
@@ -64,20 +72,10 @@ export interface MetricsOptions {
 }
 
 export interface ServiceMetrics {
-  categoryCreated(): void;
-  idempotentReplay(): void;
-  /** One answer with the Error shape, by its `code` (e.g. "unauthorized", "service_unavailable"). */
+  /** Adds `value` (default 1) to one of this invocation's metrics. */
+  count(metric: CountedMetric, value?: number): void;
+  /** One answer with the Error shape, by its `code`. */
   error(code: string): void;
-  /** One more attempt at a store call after a retryable fault. */
-  storeRetry(): void;
-  /** A store call gave up: the request answers 503. */
-  storeUnavailable(): void;
-  /** How many categories a list answer carried. */
-  listSize(count: number): void;
-  /** A 429: the key used its rate limit. */
-  rateLimited(): void;
-  /** The rate limit's bucket could not be reached: the request was admitted anyway. */
-  rateLimitFailOpen(): void;
   /** Writes what this invocation recorded (nothing when it recorded nothing). */
   flush(): void;
   /**
@@ -125,7 +123,8 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
     };
     process.stdout.write(`${JSON.stringify(document)}\n`);
   };
-  const count = (name: string, value = 1): void => {
+  const count = (metric: CountedMetric, value = 1): void => {
+    const name = metricNames[metric];
     const list = recorded.get(name);
     if (list) list.push(value);
     else recorded.set(name, [value]);
@@ -136,30 +135,10 @@ export function createMetrics(options: MetricsOptions): ServiceMetrics {
     recorded.clear();
   };
   return {
-    categoryCreated: () => {
-      count(metricNames.categoriesCreated);
-    },
-    idempotentReplay: () => {
-      count(metricNames.idempotentReplays);
-    },
+    count,
     // Its own document: `code` must not become a dimension of the invocation's other metrics.
     error: (code) => {
       emit(new Map([[metricNames.errors, [1]]]), { code });
-    },
-    storeRetry: () => {
-      count(metricNames.storeRetries);
-    },
-    storeUnavailable: () => {
-      count(metricNames.storeUnavailable);
-    },
-    listSize: (size) => {
-      count(metricNames.listSize, size);
-    },
-    rateLimited: () => {
-      count(metricNames.rateLimited);
-    },
-    rateLimitFailOpen: () => {
-      count(metricNames.rateLimitFailOpen);
     },
     flush,
     middleware: () => ({

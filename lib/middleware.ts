@@ -207,7 +207,7 @@ export function requireScope(scope: Scope): ServiceMiddleware {
 export function rateLimit(
   limiter: RateLimiting,
   defaultLimit: RateLimit,
-  metrics: Pick<ServiceMetrics, "rateLimited" | "rateLimitFailOpen">,
+  metrics: Pick<ServiceMetrics, "count">,
   now: Clock,
 ): ServiceMiddleware {
   return {
@@ -220,9 +220,9 @@ export function rateLimit(
         deadlineOf(request.context, now),
       );
       request.context.rateLimit = admission;
-      if (admission.failedOpen) metrics.rateLimitFailOpen();
+      if (admission.failedOpen) metrics.count("rateLimitFailOpen");
       if (admission.admitted) return;
-      metrics.rateLimited();
+      metrics.count("rateLimited");
       throw errors.rateLimited(admission.retryAfterSeconds);
     },
   };

@@ -236,8 +236,8 @@ async function run(request: Request, target: Target): Promise<number> {
     case "update": {
       const keyId = request.keyId ?? "";
       const limit = request.rateLimit;
-      if (limit && !(await keys.setRateLimit(keyId, limit, deadline))) return missing(keyId);
-      const record = await keys.update(keyId, { scopes: request.scopes }, deadline);
+      const changes = { scopes: request.scopes, rateLimit: limit };
+      const record = await keys.update(keyId, changes, deadline);
       if (!record) return missing(keyId);
       const changed = [
         ...(request.scopes ? [`scopes ${scopeText(record.scopes)}`] : []),

@@ -5,9 +5,7 @@ const nothing = (): void => undefined;
 
 export function createMetrics(): ServiceMetrics {
   return {
-    ...{ categoryCreated: nothing, idempotentReplay: nothing, error: nothing, flush: nothing },
-    ...{ storeRetry: nothing, storeUnavailable: nothing, listSize: nothing },
-    ...{ rateLimited: nothing, rateLimitFailOpen: nothing },
+    ...{ count: nothing, error: nothing, flush: nothing },
     middleware: () => ({ after: nothing }),
   };
 }

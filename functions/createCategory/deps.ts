@@ -1,15 +1,13 @@
 /** createCategory's parts: the shared ones, the category store and idempotent creation. */
 import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
 import { createServiceParts } from "../../lib/deps.ts";
-import type { IdempotentCreation } from "../../lib/idempotency/creator.ts";
 import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
-import type { CategoryRepository } from "../../lib/repositories/categories.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecords.ts";
 
 export interface CreateCategoryDeps extends ServiceDeps {
-  readonly categories: CategoryRepository;
-  readonly idempotency: IdempotentCreation;
+  readonly categories: CategoryStore;
+  readonly idempotency: IdempotentCreator;
 }
 
 export function createCategoryDeps(options: DepsOptions): CreateCategoryDeps {

@@ -32,7 +32,7 @@ export function createCategoryHandler(deps: CreateCategoryDeps): ServiceHandler 
       const deadline = deadlineOf(context, deps.now);
       if (idempotencyKey === undefined) {
         const created = await deps.categories.create(input, requestId, deadline, keyId);
-        deps.metrics.categoryCreated();
+        deps.metrics.count("categoriesCreated");
         return { statusCode: 201, data: created };
       }
       if (!context.principal) throw errors.internal(new Error("create ran without a principal"));
@@ -45,8 +45,8 @@ export function createCategoryHandler(deps: CreateCategoryDeps): ServiceHandler 
         keyId,
       );
       context.replayed = replayed;
-      if (replayed) deps.metrics.idempotentReplay();
-      else deps.metrics.categoryCreated();
+      if (replayed) deps.metrics.count("idempotentReplays");
+      else deps.metrics.count("categoriesCreated");
       return { statusCode: 201, data: category };
     });
 }

@@ -20,7 +20,7 @@ export function listCategoriesHandler(deps: ListCategoriesDeps): ServiceHandler 
       const version = listVersion(current.counter);
       if (isNotModified(event, version)) return { statusCode: 304, data: undefined, version };
       const data = await deps.categoryList.categories(current, deadline);
-      deps.metrics.listSize(data.length);
+      deps.metrics.count("listSize", data.length);
       return { statusCode: 200, data, version };
     });
 }

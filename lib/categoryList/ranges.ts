@@ -31,21 +31,3 @@ export function splitIds(low: number, high: number, options: SplitOptions): IdRa
   }
   return ranges;
 }
-
-/** Runs `task` over `inputs` with at most `limit` running at once; results keep input order. */
-export async function mapLimited<T, R>(
-  inputs: readonly T[],
-  limit: number,
-  task: (input: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < inputs.length) {
-      const index = next++;
-      results[index] = await task(inputs[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
-  return results;
-}

@@ -18,17 +18,10 @@ import { Table } from "../table/table.ts";
 import type { Found, ListSnapshot, ListVersion, Refresh, Withdrawal } from "./cache.ts";
 import { emptyCounter, planRefresh, withdrawalsSince } from "./cache.ts";
 import type { SplitOptions } from "./ranges.ts";
-import { coldReadSplit, mapLimited, splitIds } from "./ranges.ts";
+import { coldReadSplit, splitIds } from "./ranges.ts";
 import { applyRefresh } from "./snapshot.ts";
 
-export interface CategoryListing {
-  /** Where the store is now: step one of every list. */
-  version(deadline: number): Promise<ListVersion>;
-  /** Every visible category as of `version` (read in this request), in id order. */
-  categories(version: ListVersion, deadline: number): Promise<readonly Category[]>;
-}
-
-export class CategoryList implements CategoryListing {
+export class CategoryList {
   readonly #table: Table;
   readonly #now: Clock;
   readonly #split: SplitOptions;
@@ -72,6 +65,7 @@ export class CategoryList implements CategoryListing {
     return { counter: counter ?? emptyCounter, withdrawals, readAt, since };
   }
 
+  /** Every visible category as of `version` (read in this request), in id order. */
   async categories(version: ListVersion, deadline: number): Promise<readonly Category[]> {
     const snapshot = this.#snapshot;
     const refresh = planRefresh(snapshot, version.counter, version.readAt);
@@ -92,12 +86,10 @@ export class CategoryList implements CategoryListing {
     return [...above, ...rechecked];
   }
 
-  /** Ids [low, high] as parallel `sk BETWEEN` Queries, at most `maxParts` at once. */
+  /** Ids [low, high] as parallel `sk BETWEEN` Queries: at most `maxParts` (splitIds), all at once. */
   async #readRange(low: number, high: number, deadline: number): Promise<readonly Found[]> {
-    const parts = await mapLimited(
-      splitIds(low, high, this.#split),
-      this.#split.maxParts,
-      async ([a, b]) => {
+    const parts = await Promise.all(
+      splitIds(low, high, this.#split).map(async ([a, b]) => {
         const between = [categorySortKey(a), categorySortKey(b)] as const;
         const items = await this.#table.queryAll(
           {
@@ -109,7 +101,7 @@ export class CategoryList implements CategoryListing {
           deadline,
         );
         return items.map(toFound);
-      },
+      }),
     );
     return parts.flat();
   }

@@ -1,18 +1,48 @@
 /**
  * The CodeDeploy pre-traffic hook: before `live` moves to the new versions, invoke each new
  * version with read-only requests as API Gateway would send them (./probes.ts), check the answers
- * against the contract (./checks.ts), and report Succeeded or Failed to CodeDeploy (./report.ts).
- * A Failed report stops the deployment and leaves traffic on the old versions.
+ * against the contract, log each outcome, and report Succeeded or Failed to CodeDeploy. A Failed
+ * report stops the deployment and leaves traffic on the old versions.
  *
  * Nothing is written but one short-lived API key (so that one check reaches the table with a
  * valid key): issued with a 15-minute expiry, revoked when the checks end, whatever happened.
  * The key never appears in the hook's log lines.
  */
-import { runChecks } from "./checks.ts";
-import { reportOutcomes } from "./report.ts";
-import type { CheckOutcome, HookDeps, HookEvent, HookStatus } from "./types.ts";
+import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { gatewayEvent } from "./gatewayEvent.ts";
+import type { Answer, Probe } from "./probes.ts";
+import { CheckFailed, probes } from "./probes.ts";
+import type { RouteFunctions } from "./targets.ts";
+import { routeKeyOf } from "./targets.ts";
 
-export type { CheckOutcome, HookDeps, HookEvent, HookStatus } from "./types.ts";
+export type HookStatus = "Succeeded" | "Failed";
+
+export interface HookEvent {
+  readonly DeploymentId: string;
+  readonly LifecycleEventHookExecutionId: string;
+}
+
+export interface HookDeps {
+  /** Which function serves each route (the template's, injected at build time). */
+  readonly routes: RouteFunctions;
+  /** The ARN of each function's new version, by function name (the template's `<Function>.Version`). */
+  readonly versions: Readonly<Record<string, string>>;
+  readonly invoke: (
+    versionArn: string,
+    event: APIGatewayProxyEventV2,
+  ) => Promise<{ payload: string; functionError: string | undefined }>;
+  readonly issueKey: (label: string, expiresAt: Date) => Promise<{ apiKey: string; keyId: string }>;
+  readonly revokeKey: (keyId: string) => Promise<void>;
+  readonly report: (event: HookEvent, status: HookStatus) => Promise<void>;
+  readonly log: (line: Readonly<Record<string, unknown>>) => void;
+  readonly now: () => number;
+}
+
+export interface CheckOutcome {
+  readonly check: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
 
 /** The Lambda handler's work: check, log each outcome, report to CodeDeploy. */
 export async function preTrafficHook(
@@ -28,4 +58,84 @@ export async function preTrafficHook(
     outcomes = [{ check: "issue and revoke a check key", ok: false, detail }];
   }
   return { status: await reportOutcomes(event, outcomes, deps) };
+}
+
+/** Succeeded only when every check passed; a Failed report keeps traffic on the old versions. */
+export async function reportOutcomes(
+  event: HookEvent,
+  outcomes: readonly CheckOutcome[],
+  deps: Pick<HookDeps, "report" | "log">,
+): Promise<HookStatus> {
+  for (const outcome of outcomes) {
+    deps.log({
+      level: outcome.ok ? "INFO" : "ERROR",
+      deploymentId: event.DeploymentId,
+      ...outcome,
+    });
+  }
+  const status = outcomes.every((outcome) => outcome.ok) ? "Succeeded" : "Failed";
+  await deps.report(event, status);
+  deps.log({ level: "INFO", deploymentId: event.DeploymentId, reported: status });
+  return status;
+}
+
+const keyLifetimeMs = 15 * 60 * 1000;
+
+/** Runs every probe against the new versions; revokes the check key whatever happens. */
+export async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOutcome[]> {
+  const expiresAt = new Date(deps.now() + keyLifetimeMs);
+  const key = await deps.issueKey(`pre-traffic check ${deploymentId}`, expiresAt);
+  try {
+    const outcomes: CheckOutcome[] = [];
+    for (const [index, probe] of probes.entries()) {
+      outcomes.push(await runProbe(deps, probe, key.apiKey, `${deploymentId}-${index}`));
+    }
+    return outcomes;
+  } finally {
+    await deps.revokeKey(key.keyId);
+  }
+}
+
+async function runProbe(
+  deps: HookDeps,
+  probe: Probe,
+  apiKey: string,
+  requestId: string,
+): Promise<CheckOutcome> {
+  const routeKey = routeKeyOf(deps.routes, probe.method, probe.path);
+  const target = deps.routes[routeKey] ?? `no function serves ${routeKey}`;
+  const version = deps.versions[target] ?? target;
+  const event = gatewayEvent(
+    probe,
+    routeKey,
+    probe.withKey ? apiKey : undefined,
+    requestId,
+    deps.now(),
+  );
+  try {
+    if (!(target in deps.versions)) throw new CheckFailed("no new version to check");
+    const { payload, functionError } = await deps.invoke(version, event);
+    if (functionError !== undefined) {
+      throw new CheckFailed(`the function failed (${functionError}): ${payload.slice(0, 300)}`);
+    }
+    const answer = answerOf(payload);
+    probe.verify(answer);
+    return { check: probe.check, ok: true, detail: `${version}: ${answer.statusCode}` };
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { check: probe.check, ok: false, detail: `${version}: ${why}` };
+  }
+}
+
+/** A Lambda proxy result (JSON text) as an Answer; throws when it is not JSON. */
+function answerOf(payload: string): Answer {
+  const result = JSON.parse(payload) as { statusCode?: number; headers?: object; body?: string };
+  const headers = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [
+      name.toLowerCase(),
+      String(value),
+    ]),
+  );
+  const body: unknown = result.body === undefined ? undefined : JSON.parse(result.body);
+  return { statusCode: result.statusCode ?? 0, headers, body };
 }

@@ -7,8 +7,8 @@
 import type { Category, NewCategory } from "../category.ts";
 import type { Clock } from "../clock.ts";
 import { errors } from "../errors.ts";
-import type { CategoryRepository } from "../repositories/categories.ts";
-import type { IdempotencyRecordRepository } from "../repositories/idempotencyRecords.ts";
+import type { CategoryStore } from "../repositories/categories.ts";
+import type { IdempotencyRecordStore } from "../repositories/idempotencyRecords.ts";
 import type { RecordKey } from "./record.ts";
 import { fingerprintMatches, fingerprintOf } from "./record.ts";
 
@@ -16,18 +16,6 @@ export interface IdempotentOutcome {
   readonly category: Category;
   /** True when this answer repeats the stored answer of an earlier request. */
   readonly replayed: boolean;
-}
-
-export interface IdempotentCreation {
-  create(
-    scope: string,
-    idempotencyKey: string,
-    input: NewCategory,
-    owner: string,
-    deadline: number,
-    /** The creating API key's id, stored with the category (audit). */
-    keyId?: string,
-  ): Promise<IdempotentOutcome>;
 }
 
 interface Owned {
@@ -39,12 +27,12 @@ interface Owned {
 /** Time past the deadline to release a claim, from the margin the deadline keeps. */
 const releaseBudgetMs = 200;
 
-export class IdempotentCreator implements IdempotentCreation {
-  readonly #records: IdempotencyRecordRepository;
-  readonly #categories: CategoryRepository;
+export class IdempotentCreator {
+  readonly #records: IdempotencyRecordStore;
+  readonly #categories: CategoryStore;
   readonly #now: Clock;
 
-  constructor(records: IdempotencyRecordRepository, categories: CategoryRepository, now: Clock) {
+  constructor(records: IdempotencyRecordStore, categories: CategoryStore, now: Clock) {
     this.#records = records;
     this.#categories = categories;
     this.#now = now;
@@ -56,6 +44,7 @@ export class IdempotentCreator implements IdempotentCreation {
     input: NewCategory,
     owner: string,
     deadline: number,
+    /** The creating API key's id, stored with the category (audit). */
     keyId?: string,
   ): Promise<IdempotentOutcome> {
     const claimed = await this.#claim({ scope, idempotencyKey }, input, owner, deadline);

@@ -48,6 +48,8 @@ export interface IssueOptions {
 /** What `update` may change in place. */
 export interface KeyChanges {
   readonly scopes?: readonly Scope[] | undefined;
+  /** The key's own rate limit and burst. */
+  readonly rateLimit?: KeyRateLimit | undefined;
 }
 
 export interface Rotation {
@@ -66,47 +68,11 @@ export interface IssuedKey {
   readonly record: ApiKeyRecord;
 }
 
-export interface ApiKeyRepository {
-  /** The record stored under a key's hash (strongly consistent). */
-  find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined>;
-  /** Stores a new key (a fresh one unless `apiKey` is given) and answers it once. */
-  issue(
-    label: string,
-    expiresAt: Date | undefined,
-    deadline: number,
-    apiKey?: string,
-    rateLimit?: KeyRateLimit,
-    options?: IssueOptions,
-  ): Promise<IssuedKey>;
-  /** Every key record, oldest first. */
-  list(deadline: number): Promise<ApiKeyRecord[]>;
-  /** Marks the key revoked; false when no key has that id. Revoking twice keeps the first time. */
-  revoke(keyId: string, deadline: number): Promise<boolean>;
-  /** The record of the key with this id, if any. */
-  byId(keyId: string, deadline: number): Promise<ApiKeyRecord | undefined>;
-  /** Changes a key in place; the updated record, or undefined when no key has that id. */
-  update(keyId: string, changes: KeyChanges, deadline: number): Promise<ApiKeyRecord | undefined>;
-  /** A new key like the old one; the old one expires after `graceMs`. Undefined: no such key. */
-  rotate(
-    keyId: string,
-    graceMs: number,
-    deadline: number,
-    stage?: KeyStage,
-  ): Promise<Rotation | undefined>;
-  /** Sets the key's own rate limit; false when no key has that id. */
-  setRateLimit(keyId: string, rateLimit: KeyRateLimit, deadline: number): Promise<boolean>;
-}
-
-/** A new key of the contract's format for `stage` (lib/keyFormat.ts). */
-export function generateApiKey(stage: KeyStage = "local"): string {
-  return generateKey(stage);
-}
-
 export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
 }
 
-export class ApiKeyStore implements ApiKeyRepository {
+export class ApiKeyStore {
   readonly #table: Table;
   readonly #now: Clock;
 
@@ -115,11 +81,13 @@ export class ApiKeyStore implements ApiKeyRepository {
     this.#now = now;
   }
 
+  /** The record stored under a key's hash (strongly consistent). */
   async find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined> {
     const item = await this.#table.get(keys.apiKey(keyHash), deadline);
     return item && toRecord(item);
   }
 
+  /** Stores a new key (a fresh one unless `apiKey` is given) and answers it once. */
   async issue(
     label: string,
     expiresAt: Date | undefined,
@@ -128,7 +96,7 @@ export class ApiKeyStore implements ApiKeyRepository {
     rateLimit?: KeyRateLimit,
     options: IssueOptions = {},
   ): Promise<IssuedKey> {
-    const key = apiKey ?? generateApiKey(options.stage);
+    const key = apiKey ?? generateKey(options.stage ?? "local");
     const record: ApiKeyRecord = {
       keyId: newKeyId(),
       label,
@@ -142,11 +110,13 @@ export class ApiKeyStore implements ApiKeyRepository {
     return { apiKey: key, record };
   }
 
+  /** Every key record, oldest first. */
   async list(deadline: number): Promise<ApiKeyRecord[]> {
     const items = await this.#table.queryAll({ partition: partitions.apiKey }, deadline);
     return items.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
+  /** Marks the key revoked; false when no key has that id. Revoking twice keeps the first time. */
   async revoke(keyId: string, deadline: number): Promise<boolean> {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return false;
@@ -161,11 +131,13 @@ export class ApiKeyStore implements ApiKeyRepository {
     return true;
   }
 
+  /** The record of the key with this id, if any. */
   async byId(keyId: string, deadline: number): Promise<ApiKeyRecord | undefined> {
     const item = await this.#itemOf(keyId, deadline);
     return item && toRecord(item);
   }
 
+  /** Changes a key in place; the updated record, or undefined when no key has that id. */
   async update(
     keyId: string,
     changes: KeyChanges,
@@ -173,10 +145,19 @@ export class ApiKeyStore implements ApiKeyRepository {
   ): Promise<ApiKeyRecord | undefined> {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return undefined;
-    if (changes.scopes !== undefined) {
+    const { scopes, rateLimit } = changes;
+    const set = {
+      ...(scopes && { scopes: scopeText(scopes) }),
+      ...(rateLimit && { rate: rateLimit.rate, burst: rateLimit.burst }),
+    };
+    const names = Object.keys(set);
+    if (names.length > 0) {
       await this.#table.update(
         keys.apiKey(keyHash),
-        { text: "SET scopes = :scopes", values: { ":scopes": scopeText(changes.scopes) } },
+        {
+          text: `SET ${names.map((name) => `${name} = :${name}`).join(", ")}`,
+          values: Object.fromEntries(Object.entries(set).map(([name, v]) => [`:${name}`, v])),
+        },
         deadline,
       );
     }
@@ -201,7 +182,7 @@ export class ApiKeyStore implements ApiKeyRepository {
     // Stryker disable next-line ConditionalExpression,LogicalOperator: an item the query answers always has its sort key (the hash), so oldHash is undefined exactly when old is; both are tested for the type checker
     if (!old || oldHash === undefined) return undefined;
     const now = this.#now();
-    const apiKey = generateApiKey(stage);
+    const apiKey = generateKey(stage);
     const inherited = Object.fromEntries(
       Object.entries(old).filter(([name]) => !notInherited.has(name)),
     );
@@ -230,20 +211,6 @@ export class ApiKeyStore implements ApiKeyRepository {
       issued: { apiKey, record: toRecord(newItem) },
       previous: { ...toRecord(old), expiresAt },
     };
-  }
-
-  async setRateLimit(keyId: string, rateLimit: KeyRateLimit, deadline: number): Promise<boolean> {
-    const keyHash = await this.#hashOf(keyId, deadline);
-    if (keyHash === undefined) return false;
-    await this.#table.update(
-      keys.apiKey(keyHash),
-      {
-        text: "SET rate = :rate, burst = :burst",
-        values: { ":rate": rateLimit.rate, ":burst": rateLimit.burst },
-      },
-      deadline,
-    );
-    return true;
   }
 
   /** The stored hash (sort key) of the key with this id, reading pages only until it is found. */

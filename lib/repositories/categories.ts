@@ -14,38 +14,6 @@ import { num, text } from "../table/item.ts";
 import { keys, partitions, withdrawalRecordMs } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
 
-export interface CategoryRepository {
-  /** Every category, in id order. */
-  list(deadline: number): Promise<Category[]>;
-  /**
-   * Takes the next id and stores the category under it, with the request id and the creating
-   * key's id (audit, never returned: auditFields below).
-   */
-  create(
-    category: NewCategory,
-    requestId: string,
-    deadline: number,
-    keyId?: string,
-  ): Promise<Category>;
-  /** Stores a category under an id taken from `nextId`; a retried own write is no conflict. */
-  put(
-    id: number,
-    category: NewCategory,
-    requestId: string,
-    deadline: number,
-    keyId?: string,
-  ): Promise<Category>;
-  /** The category stored under an id, if any (strongly consistent). */
-  get(id: number, deadline: number): Promise<Category | undefined>;
-  /** Takes the next id from the counter; an id taken and never stored is a gap, not a reuse. */
-  nextId(deadline: number): Promise<number>;
-  /**
-   * Bumps the list version (lib/categoryList/cache.ts): after every put (best effort, for the
-   * ETag), and, required, after a put under an id an earlier request took (Idempotency-Key).
-   */
-  commit(deadline: number): Promise<void>;
-}
-
 /**
  * Time for withdrawing a write whose outcome is unknown, after the request's deadline: taken from
  * the margin the deadline keeps before the Lambda timeout (lib/middleware.ts, 300 ms).
@@ -54,7 +22,7 @@ const withdrawBudgetMs = 200;
 /** When each withdrawal step must be done by, from the start of the withdrawal. */
 const withdrawShareMs = { record: 80, delete: 150 } as const;
 
-export class CategoryStore implements CategoryRepository {
+export class CategoryStore {
   readonly #table: Table;
   readonly #now: Clock;
 
@@ -63,6 +31,7 @@ export class CategoryStore implements CategoryRepository {
     this.#now = now;
   }
 
+  /** Every category, in id order. */
   async list(deadline: number): Promise<Category[]> {
     const items = await this.#table.queryAll(
       { partition: partitions.category, consistent: true, projection: ["id", ...fieldNames] },
@@ -71,6 +40,10 @@ export class CategoryStore implements CategoryRepository {
     return items.map(toCategory);
   }
 
+  /**
+   * Takes the next id and stores the category under it, with the request id and the creating
+   * key's id (audit, never returned: auditFields below).
+   */
   async create(
     category: NewCategory,
     requestId: string,
@@ -116,6 +89,10 @@ export class CategoryStore implements CategoryRepository {
     }
   }
 
+  /**
+   * Bumps the list version (lib/categoryList/cache.ts): after every put (best effort, for the
+   * ETag), and, required, after a put under an id an earlier request took (Idempotency-Key).
+   */
   async commit(deadline: number): Promise<void> {
     await this.#table.update(
       keys.categoryCounter,
@@ -124,11 +101,13 @@ export class CategoryStore implements CategoryRepository {
     );
   }
 
+  /** The category stored under an id, if any (strongly consistent). */
   async get(id: number, deadline: number): Promise<Category | undefined> {
     const item = await this.#table.get(keys.category(id), deadline);
     return item && toCategory(item);
   }
 
+  /** Takes the next id from the counter; an id taken and never stored is a gap, not a reuse. */
   async nextId(deadline: number): Promise<number> {
     const attributes = await this.#table.update(
       keys.categoryCounter,

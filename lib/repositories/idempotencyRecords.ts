@@ -25,32 +25,20 @@ export type ClaimOutcome =
   | { readonly claimed: true }
   | { readonly claimed: false; readonly existing: IdempotencyRecord | undefined };
 
-export interface IdempotencyRecordRepository {
-  /** Creates an in-progress record unless a live one exists; then answers that one. */
-  claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<ClaimOutcome>;
-  /** Takes an unfinished record over from `previousOwner`; false when another got there first. */
-  takeOver(key: RecordKey, previousOwner: string, claim: Claim, deadline: number): Promise<boolean>;
-  /** Notes the category id the owner will store under; false when the owner lost the record. */
-  reserveId(key: RecordKey, owner: string, id: number, deadline: number): Promise<boolean>;
-  /** Stores the answer; false when the owner lost the record. */
-  complete(key: RecordKey, owner: string, category: Category, deadline: number): Promise<boolean>;
-  /** Removes an owned record that reserved no id yet, so a repeat can start afresh at once. */
-  release(key: RecordKey, owner: string, deadline: number): Promise<void>;
-}
-
 const ownedBy = (owner: string, extra = ""): Expression => ({
   text: `#owner = :me${extra}`,
   names: { "#owner": "owner" },
   values: { ":me": owner },
 });
 
-export class IdempotencyRecordStore implements IdempotencyRecordRepository {
+export class IdempotencyRecordStore {
   readonly #table: Table;
 
   constructor(db: DynamoDb, tableName: string) {
     this.#table = new Table(db, tableName);
   }
 
+  /** Creates an in-progress record unless a live one exists; then answers that one. */
   async claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<ClaimOutcome> {
     const fields = { ...claim, ttl: expiresAtSeconds(now) };
     try {
@@ -67,6 +55,7 @@ export class IdempotencyRecordStore implements IdempotencyRecordRepository {
     }
   }
 
+  /** Takes an unfinished record over from `previousOwner`; false when another got there first. */
   takeOver(
     key: RecordKey,
     previousOwner: string,
@@ -93,11 +82,13 @@ export class IdempotencyRecordStore implements IdempotencyRecordRepository {
     );
   }
 
+  /** Notes the category id the owner will store under; false when the owner lost the record. */
   reserveId(key: RecordKey, owner: string, id: number, deadline: number): Promise<boolean> {
     const update = { text: "SET categoryId = :id", values: { ":id": id } };
     return this.#ownedUpdate(key, owner, update, deadline);
   }
 
+  /** Stores the answer; false when the owner lost the record. */
   complete(key: RecordKey, owner: string, category: Category, deadline: number): Promise<boolean> {
     const update = {
       text: "SET #response = :response",
@@ -107,6 +98,7 @@ export class IdempotencyRecordStore implements IdempotencyRecordRepository {
     return this.#ownedUpdate(key, owner, update, deadline);
   }
 
+  /** Removes an owned record that reserved no id yet, so a repeat can start afresh at once. */
   async release(key: RecordKey, owner: string, deadline: number): Promise<void> {
     await this.#table.delete(
       keyOf(key),

@@ -25,19 +25,13 @@ export interface KeyEvent {
   readonly detail?: string | undefined;
 }
 
-export interface KeyEventRepository {
-  record(event: Omit<KeyEvent, "at">, deadline: number): Promise<KeyEvent>;
-  /** Every event, oldest first; only those naming one key when `keyId` is given. */
-  list(keyId: string | undefined, deadline: number): Promise<KeyEvent[]>;
-}
-
 const kinds: readonly KeyEventKind[] = ["create", "rotate", "update", "revoke"];
 
 function isKind(value: string | undefined): value is KeyEventKind {
   return (kinds as readonly (string | undefined)[]).includes(value);
 }
 
-export class KeyEventStore implements KeyEventRepository {
+export class KeyEventStore {
   readonly #table: Table;
   readonly #now: Clock;
 
@@ -61,6 +55,7 @@ export class KeyEventStore implements KeyEventRepository {
     return stored;
   }
 
+  /** Every event, oldest first; only those naming one key when `keyId` is given. */
   async list(keyId: string | undefined, deadline: number): Promise<KeyEvent[]> {
     const items = await this.#table.queryAll(
       {

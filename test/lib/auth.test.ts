@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { allScopes } from "../../lib/scopes.ts";
-import { generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { generateKey } from "../../lib/keyFormat.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
 import type { KeyLookup, Principal } from "../../lib/auth.ts";
@@ -89,7 +90,7 @@ describe("a 401 says whether the key was missing or not accepted", () => {
   });
 
   it("unknown key: invalid_token, and the message reveals nothing about keys", async () => {
-    const error = await refusal(verifier, `Bearer ${generateApiKey()}`);
+    const error = await refusal(verifier, `Bearer ${generateKey("local")}`);
     expect(error.headers["www-authenticate"]).toBe(
       'Bearer realm="petstore", error="invalid_token"',
     );
@@ -101,7 +102,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
   it("refuses a revoked key once the cached verdict is older than the cache time", async () => {
     let now = Date.parse("2026-01-01T00:00:00Z");
     const lookup = new CountingLookup();
-    const key = generateApiKey();
+    const key = generateKey("local");
     lookup.records.set(hashApiKey(key), {
       keyId: "key_1",
       label: "t",
@@ -131,7 +132,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
   it("refuses an expired key at once, even while cached", async () => {
     let now = Date.parse("2026-01-01T00:00:00Z");
     const lookup = new CountingLookup();
-    const key = generateApiKey();
+    const key = generateKey("local");
     lookup.records.set(hashApiKey(key), {
       keyId: "k",
       label: "t",
@@ -150,7 +151,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
   it("caps the cache at 60 seconds whatever it is configured to", async () => {
     let now = 0;
     const lookup = new CountingLookup();
-    const key = generateApiKey();
+    const key = generateKey("local");
     lookup.records.set(hashApiKey(key), {
       keyId: "k",
       label: "t",
@@ -175,7 +176,7 @@ describe("a key's own rate limit travels with it; without a readable one, the st
 
   async function principalWith(limits: Partial<ApiKeyRecord>): Promise<Principal> {
     const lookup = new CountingLookup();
-    const key = generateApiKey();
+    const key = generateKey("local");
     lookup.records.set(hashApiKey(key), { ...record, ...limits });
     return new ApiKeyVerifier(lookup, Date.now, 30_000).authenticate(`Bearer ${key}`, soon());
   }
@@ -221,7 +222,7 @@ describe("unknown keys are remembered briefly, so a flood of one bad key is not 
   it("reads an unknown key once per 5 seconds, and accepts it once it exists after that", async () => {
     let now = Date.parse("2026-01-01T00:00:00Z");
     const lookup = new CountingLookup();
-    const key = generateApiKey();
+    const key = generateKey("local");
     const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
     expect(await refusal(verifier, `Bearer ${key}`)).toMatchObject({ status: 401 });
     lookup.records.set(hashApiKey(key), {

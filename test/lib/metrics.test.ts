@@ -36,11 +36,11 @@ function declared(document: EmfDocument): Declared {
 describe("one invocation's metrics are one EMF line on stdout", () => {
   it("flush writes the recorded metrics with service, stage and function dimensions", () => {
     const metrics = createMetrics({ function: "createCategory", stage: "production" });
-    metrics.categoryCreated();
-    metrics.idempotentReplay();
-    metrics.storeRetry();
-    metrics.storeRetry();
-    metrics.storeUnavailable();
+    metrics.count("categoriesCreated");
+    metrics.count("idempotentReplays");
+    metrics.count("storeRetries");
+    metrics.count("storeRetries");
+    metrics.count("storeUnavailable");
     metrics.flush();
 
     expect(lines).toHaveLength(1);
@@ -69,7 +69,7 @@ describe("one invocation's metrics are one EMF line on stdout", () => {
 
   it("listSize records the count of categories answered", () => {
     const metrics = createMetrics({ function: "listCategories", stage: "staging" });
-    metrics.listSize(42);
+    metrics.count("listSize", 42);
     metrics.flush();
     expect(documents()[0]).toMatchObject({ [metricNames.listSize]: 42, stage: "staging" });
   });
@@ -82,7 +82,7 @@ describe("one invocation's metrics are one EMF line on stdout", () => {
 
   it("a flushed metric is not written again by the next invocation", () => {
     const metrics = createMetrics({ function: "createCategory", stage: "staging" });
-    metrics.categoryCreated();
+    metrics.count("categoriesCreated");
     metrics.flush();
     metrics.flush();
     expect(lines).toHaveLength(1);
@@ -92,7 +92,7 @@ describe("one invocation's metrics are one EMF line on stdout", () => {
 describe("errors are counted by code, in their own document", () => {
   it("error(code) adds the code dimension to that metric only", () => {
     const metrics = createMetrics({ function: "createCategory", stage: "production" });
-    metrics.categoryCreated();
+    metrics.count("categoriesCreated");
     metrics.error("service_unavailable");
     metrics.flush();
 
@@ -123,7 +123,7 @@ describe("the middy middleware flushes per invocation", () => {
     const middleware = metrics.middleware();
     for (const size of [3, 4]) {
       await middleware.before?.(request());
-      metrics.listSize(size);
+      metrics.count("listSize", size);
       await middleware.after?.(request());
     }
     const names = documents().map((document) => declared(document).names.join());
@@ -143,7 +143,7 @@ describe("the middy middleware flushes per invocation", () => {
   it("onError: a failed invocation's metrics are written too", async () => {
     const metrics = createMetrics({ function: "createCategory", stage: "staging" });
     const middleware = metrics.middleware();
-    metrics.storeUnavailable();
+    metrics.count("storeUnavailable");
     await middleware.onError?.(request());
     expect(documents().some((d) => declared(d).names.includes("StoreUnavailable"))).toBe(true);
   });
@@ -162,7 +162,7 @@ describe("every metric line names its request, as the request log line does", ()
     } as never;
     await middleware.before?.(request);
     metrics.error("unauthorized");
-    metrics.categoryCreated();
+    metrics.count("categoriesCreated");
     await middleware.after?.(request);
     expect(documents()).toHaveLength(2);
     for (const document of documents()) {

@@ -6,7 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ApiKeyStore, generateApiKey } from "../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
+import { generateKey } from "../../lib/keyFormat.ts";
 import { ApiKeyVerifier } from "../../lib/auth.ts";
 import { ConfigError, readConfig } from "../../lib/config.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
@@ -33,7 +34,7 @@ async function checkRevocation(
   revokeAfter: number,
   times: readonly number[],
 ): Promise<void> {
-  const lookup = new OneKey(generateApiKey());
+  const lookup = new OneKey(generateKey("local"));
   let now = start;
   const verifier = new ApiKeyVerifier(lookup, () => now, cacheMs);
   expect(await accepted(verifier, lookup.key)).toBe(true);
@@ -106,7 +107,7 @@ describe("a revoked key is refused within 60 s of its revocation, however it was
   });
 
   it("the boundary: still accepted 1 ms before the cached verdict lapses, refused at 30 s", async () => {
-    const lookup = new OneKey(generateApiKey());
+    const lookup = new OneKey(generateKey("local"));
     let now = start;
     const verifier = new ApiKeyVerifier(lookup, () => now, readConfig(baseEnv).keyCacheMs);
     expect(await accepted(verifier, lookup.key)).toBe(true);
@@ -126,7 +127,7 @@ describe("an expired key is refused from its expiry on, cached or not", () => {
         fc.integer({ min: 1, max: 120_000 }),
         requestTimes,
         async (expiresAfter, times) => {
-          const lookup = new OneKey(generateApiKey(), {
+          const lookup = new OneKey(generateKey("local"), {
             expiresAt: new Date(start + expiresAfter).toISOString(),
           });
           let now = start;

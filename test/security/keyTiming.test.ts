@@ -27,7 +27,8 @@ import { describe, expect, it } from "vitest";
 import { checksumOf } from "../../lib/keyFormat.ts";
 import { allScopes } from "../../lib/scopes.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
+import { generateKey } from "../../lib/keyFormat.ts";
 import type { KeyLookup } from "../../lib/auth.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
 import { errors } from "../../lib/errors.ts";
@@ -37,7 +38,7 @@ import type { TimingVerdict } from "../support/timing.ts";
 import { compareTimings, timePairs } from "../support/timing.ts";
 
 const store = useEmbeddedDynamo();
-const key = generateApiKey();
+const key = generateKey("local");
 const record: ApiKeyRecord = {
   keyId: "key_timing",
   label: "timing",
@@ -69,7 +70,7 @@ const nearMissHeader = (index: number): string => {
 };
 
 /** A fresh random key of the format: well-formed, and unrelated to the stored one. */
-const farMissHeader = (): string => `Bearer ${generateApiKey()}`;
+const farMissHeader = (): string => `Bearer ${generateKey("local")}`;
 
 /**
  * A fresh verifier per sample: its cache is empty, so every sample takes the full path (parse,

@@ -28,5 +28,20 @@ export function listCategories(baseUrl: string, key: string): Promise<Category[]
   return client.listCategories(baseUrl, key, checked);
 }
 
-/** Runs `task` over `items` with at most `limit` in flight: the list cache's own helper. */
-export { mapLimited as inParallel } from "../../lib/categoryList/ranges.ts";
+/** Runs `task` over `inputs` with at most `limit` running at once; results keep input order. */
+export async function inParallel<T, R>(
+  inputs: readonly T[],
+  limit: number,
+  task: (input: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < inputs.length) {
+      const index = next++;
+      results[index] = await task(inputs[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
+  return results;
+}

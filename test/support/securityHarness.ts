@@ -4,7 +4,8 @@
  * each invocation's store calls are known, with the request log captured.
  */
 import { afterAll, beforeAll } from "vitest";
-import { ApiKeyStore, generateApiKey } from "../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
+import { generateKey } from "../../lib/keyFormat.ts";
 import type { DepsOptions } from "../../lib/deps.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
@@ -56,7 +57,7 @@ export interface SecurityHarness {
 const tableName = "petstore-security";
 
 export function useSecurityHarness(): SecurityHarness {
-  const validKey = generateApiKey();
+  const validKey = generateKey("local");
   const logLines: string[] = [];
   divertEmfLines();
   let dynamo: EmbeddedDynamo | undefined;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { coldReadSplit, mapLimited, splitIds } from "../../../lib/categoryList/ranges.ts";
+import { coldReadSplit, splitIds } from "../../../lib/categoryList/ranges.ts";
 
 describe("a cold read's id range is cut into contiguous parallel parts", () => {
   it("covers [low, high] exactly, in order, without overlap", () => {
@@ -53,25 +53,5 @@ describe("parts are near-equal, no more than maxParts, none smaller than minIds"
   it("reads fewer ids than minIds, or a single id, in one part", () => {
     expect(splitIds(1, 3, { maxParts: 4, minIds: 5 })).toEqual([[1, 3]]);
     expect(splitIds(7, 7, coldReadSplit)).toEqual([[7, 7]]);
-  });
-});
-
-describe("parallel work is bounded and keeps its order", () => {
-  it("answers nothing for no inputs, and runs every input when the limit exceeds them", async () => {
-    expect(await mapLimited([], 4, (n: number) => Promise.resolve(n))).toEqual([]);
-    expect(await mapLimited([1, 2], 8, (n) => Promise.resolve(n + 1))).toEqual([2, 3]);
-  });
-
-  it("never runs more than the limit at once", async () => {
-    let running = 0;
-    let peak = 0;
-    const results = await mapLimited([5, 1, 4, 2, 3], 2, async (n) => {
-      peak = Math.max(peak, ++running);
-      await new Promise((done) => setTimeout(done, n));
-      running--;
-      return n * 10;
-    });
-    expect(results).toEqual([50, 10, 40, 20, 30]);
-    expect(peak).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 /** API keys as the repository makes and keeps them: random tokens, stored as hashes only. */
 import { describe, expect, it } from "vitest";
-import { ApiKeyStore, generateApiKey, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
+import { generateKey } from "../../../lib/keyFormat.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../../lib/auth.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { allScopes } from "../../../lib/scopes.ts";
@@ -12,7 +13,7 @@ const store = useEmbeddedDynamo();
 
 describe("generated keys are random b64tokens and stored only as SHA-256", () => {
   it("makes keys of the contract format, with 256 random bits, that parse as Bearer tokens", () => {
-    const keys = new Set(Array.from({ length: 200 }, generateApiKey));
+    const keys = new Set(Array.from({ length: 200 }, () => generateKey("local")));
     expect(keys.size).toBe(200);
     for (const key of keys) {
       expect(key).toMatch(/^petstore_local_[0-9A-Za-z]{43}_[0-9A-Za-z]{6}$/);
@@ -21,7 +22,7 @@ describe("generated keys are random b64tokens and stored only as SHA-256", () =>
   });
 
   it("hashes to 64 hex characters that do not contain the key", () => {
-    const key = generateApiKey();
+    const key = generateKey("local");
     expect(hashApiKey(key)).toMatch(/^[0-9a-f]{64}$/);
     expect(hashApiKey(key)).not.toContain(key.slice(9, 20));
   });
@@ -87,9 +88,9 @@ describe("an operator sets a key's own rate limit in place (contract: Rate limit
     const keys = new ApiKeyStore(store.db, await store.newTable());
     const { apiKey, record } = await keys.issue("limited", undefined, soon());
     const other = await keys.issue("other", undefined, soon());
-    expect(await keys.setRateLimit(record.keyId, { rate: "600/min", burst: 20 }, soon())).toBe(
-      true,
-    );
+    const limit = { rate: "600/min", burst: 20 };
+    const updated = await keys.update(record.keyId, { rateLimit: limit }, soon());
+    expect(updated).toEqual({ ...record, ...limit });
     expect(await keys.find(hashApiKey(apiKey), soon())).toEqual({
       ...record,
       rate: "600/min",
@@ -103,13 +104,12 @@ describe("an operator sets a key's own rate limit in place (contract: Rate limit
     });
   });
 
-  it("answers false and stores nothing when no key has that id", async () => {
+  it("answers nothing and stores nothing when no key has that id", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
     const { record } = await keys.issue("only", undefined, soon());
-    expect(await keys.setRateLimit("key_000000000000", { rate: "5/s", burst: 5 }, soon())).toBe(
-      false,
-    );
+    const limit = { rate: "5/s", burst: 5 };
+    expect(await keys.update("key_000000000000", { rateLimit: limit }, soon())).toBeUndefined();
     expect(await keys.list(soon())).toEqual([record]);
   });
 });
