@@ -16,7 +16,7 @@
  * for it only where that category may stay (the service has no delete).
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
-import { commandLine, mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { runChecks, smokeCategoryPrefix } from "./lib/smoke/checks.ts";
 import type { CheckResult } from "./lib/smoke/checks.ts";
 import { samInstall } from "./lib/deploy/preflight.ts";
@@ -96,14 +96,7 @@ function readInvocation(argv: string[]): Invocation | "help" {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const invocation = commandLine(() => readInvocation(argv), {
-    help: () => {
-      console.log(usage);
-    },
-    mistake: (message) => {
-      console.error(mistakeLine("smoke", message));
-    },
-  });
+  const invocation = commandLine(() => readInvocation(argv), answersOf("smoke", usage));
   if (typeof invocation === "number") return invocation;
   const apiKey = await apiKeyFromEnvOrStdin();
   if (apiKey === undefined) {

@@ -19,7 +19,7 @@ import { StoreLockedError } from "../local/storeLock.ts";
 import { logFormatOf } from "../local/requestLines.ts";
 import type { LogFormat } from "../local/requestLines.ts";
 import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
-import { answersOf, commandLine, parseCommandLine } from "./lib/args.ts";
+import { optionsOrExit } from "./lib/args.ts";
 
 /** The command a message names: `npm start`, or `dev` for `npm run dev` (scripts/dev.ts). */
 export type StartCommand = "npm start" | "dev";
@@ -87,22 +87,11 @@ export type StartSettings = ReturnType<typeof settings>;
 export function readStart(name: StartCommand, argv: readonly string[]): StartSettings {
   command = name;
   const { rest, overrides } = splitOverrides(argv);
-  const read = commandLine(
-    () => {
-      const { values } = parseCommandLine({
-        args: rest,
-        options: {
-          memory: { type: "boolean", default: false },
-          "dynamodb-local": { type: "boolean", default: false },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      });
-      return values.help ? "help" : values;
-    },
-    answersOf(name, usageOf(name)),
-  );
-  if (typeof read === "number") process.exit(read);
-  return settings(process.env, read, overrides);
+  const flags = optionsOrExit(name, usageOf(name), rest, {
+    memory: { type: "boolean", default: false },
+    "dynamodb-local": { type: "boolean", default: false },
+  });
+  return settings(process.env, flags, overrides);
 }
 
 function settings(
