@@ -64,13 +64,13 @@ export function requireJava(): string {
 
 /** In memory, or persisted in `dataDir` (which must exist). */
 export async function startDynamodbLocal(
-  options: { dataDir?: string; port?: number } = {},
+  options: { dataDir?: string } = {},
 ): Promise<DynamodbLocal> {
   const java = requireJava();
   const dir = await ensureDynamodbLocalJar();
   // DynamoDB Local takes no port 0: pick a free one, and on the rare race for it, pick again.
   for (let attempt = 1; ; attempt++) {
-    const port = options.port ?? (await freePort());
+    const port = await freePort();
     const args = [
       ...jvmFlags,
       `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
@@ -84,7 +84,7 @@ export async function startDynamodbLocal(
     const failure = await waitUntilReady(child, port, output);
     if (!failure) return { endpoint: `http://127.0.0.1:${port}`, close: () => stop(child) };
     await stop(child);
-    if (failure !== "port taken" || options.port !== undefined || attempt >= 5) {
+    if (failure !== "port taken" || attempt >= 5) {
       throw new Error(`DynamoDB Local did not start on port ${port}: ${failure}`);
     }
   }

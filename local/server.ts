@@ -26,8 +26,6 @@ import { assertStoreFree } from "./storeLock.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
 import { functionsOf, templateFunctionEnv } from "./template.ts";
 
-export { localKeyLabel, localTableName } from "./localKeys.ts";
-
 export interface LocalServerOptions {
   readonly port?: number;
   readonly host?: string;

@@ -26,9 +26,6 @@ import type { LoadReport } from "./lib/load/report.ts";
 import { formatReport } from "./lib/load/report.ts";
 import { runLoad } from "./lib/load/run.ts";
 
-export type { LoadOptions } from "./lib/load/run.ts";
-export type { Latency } from "./lib/stats.ts";
-export type { LoadReport };
 export { formatReport, runLoad };
 
 const usage =

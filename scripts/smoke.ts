@@ -17,15 +17,11 @@
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
-import { runChecks, smokeCategoryPrefix } from "./lib/smoke/checks.ts";
-import type { CheckResult } from "./lib/smoke/checks.ts";
+import { runChecks } from "./lib/smoke/checks.ts";
 import { samInstall } from "./lib/deploy/preflight.ts";
 import { unreachable } from "./lib/smoke/reach.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
 import { capture, which } from "./process.ts";
-
-export { runChecks as runSmoke, smokeCategoryPrefix };
-export type { CheckResult };
 
 /** What each way of stopping exits with; --help and the README list them. */
 export const exitCodes = {
