@@ -135,7 +135,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
 }
 
-async function openStore(options: LocalServerOptions): Promise<EmbeddedDynamo> {
+/** The store at `dynamoEndpoint`, checked to answer (StoreUnreachableError), or an embedded one. */
+export async function openStore(options: LocalServerOptions): Promise<EmbeddedDynamo> {
   if (options.dynamoEndpoint) {
     await assertStoreReachable(options.dynamoEndpoint);
     return { endpoint: options.dynamoEndpoint, close: () => Promise.resolve() };

@@ -17,11 +17,11 @@ import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../lib/repositories/categories.ts";
 import { FunctionHost } from "../local/functionHost.ts";
 import type { FunctionError } from "../local/functionProtocol.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
+import { ensureTable, localClient } from "../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
 import { describeBody, notAnHttpApiEvent } from "../local/apiGatewayEvent.ts";
 import { localTableName } from "../local/localKeys.ts";
-import { assertStoreReachable } from "../local/storeCheck.ts";
+import { openStore } from "../local/server.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import { functionsOf } from "../local/template.ts";
 import { buildFunctions, bundleIsStale } from "./build.ts";
@@ -144,21 +144,18 @@ async function main(): Promise<Outcome> {
   const { spec, event, seed } = read;
   if (bundleIsStale(spec)) await buildFunctions();
   const external = process.env.DYNAMODB_ENDPOINT || undefined;
-  if (external) {
-    try {
-      await assertStoreReachable(external);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      return {
-        code: 1,
-        stdout: "",
-        stderr: `invoke: ${why}: start that store, or unset DYNAMODB_ENDPOINT\n`,
-      };
-    }
+  let dynamo;
+  try {
+    dynamo = await openStore({ dynamoEndpoint: external });
+  } catch (error) {
+    if (!external) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      code: 1,
+      stdout: "",
+      stderr: `invoke: ${why}: start that store, or unset DYNAMODB_ENDPOINT\n`,
+    };
   }
-  const dynamo = external
-    ? { endpoint: external, close: () => Promise.resolve() }
-    : await startEmbeddedDynamo();
   try {
     await prepareStore(dynamo.endpoint, seed);
   } catch (error) {
