@@ -7,7 +7,6 @@
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { get } from "node:http";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
@@ -133,20 +132,14 @@ async function waitUntilReady(
   return `no answer within ${readyTimeoutMs / 1000} s: ${lastLine(output())}`;
 }
 
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolveAnswer) => {
-    const request = get(
-      { host: "127.0.0.1", port, path: "/", agent: false, timeout: 1000 },
-      (r) => {
-        r.resume();
-        resolveAnswer(true);
-      },
-    );
-    request.on("timeout", () => request.destroy());
-    request.on("error", () => {
-      resolveAnswer(false);
-    });
-  });
+async function answers(port: number): Promise<boolean> {
+  try {
+    const answer = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+    await answer.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function lastLine(output: string): string {
