@@ -17,7 +17,7 @@
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
-import { runChecks } from "./lib/smoke/checks.ts";
+import { printCheck, runChecks } from "./lib/smoke/checks.ts";
 import { samInstall } from "./lib/deploy/preflight.ts";
 import { unreachable } from "./lib/smoke/reach.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
@@ -135,9 +135,7 @@ async function main(argv: string[]): Promise<number> {
   const results = await runChecks(baseUrl, apiKey, {
     timeoutMs: invocation.timeoutMs,
     write: invocation.write,
-    report: ({ name, ok, detail }) => {
-      console.log(`${ok ? "PASS" : "FAIL"}  ${name}${detail ? `: ${detail}` : ""}`);
-    },
+    report: printCheck,
   });
   const failed = results.filter((result) => !result.ok).length;
   console.log(`smoke: ${results.length - failed} passed, ${failed} failed`);
