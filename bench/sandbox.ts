@@ -17,7 +17,7 @@ import { text } from "node:stream/consumers";
 import type { PluginBuild } from "esbuild";
 import { build } from "esbuild";
 import { localFunctionEnv, unthrottled } from "../local/functionEnv.ts";
-import { loadTemplate, projectRoot, routesOf } from "../local/template.ts";
+import { projectRoot, routesOf, templateFunctionEnv } from "../local/template.ts";
 import { buildFunctions, functionBuilds, lambdaBundleOptions } from "../scripts/build.ts";
 import type { ChildTask } from "./child.ts";
 
@@ -63,14 +63,10 @@ export function bundleOf(
 /** nodeOptions: the template's NODE_OPTIONS ("" when none), so that ours runs as deployed. */
 export type Built = { bundles: Bundles; child: string; nodeOptions: string };
 
-/** A variable the template sets for every function (Globals), "" when none. */
-function globalVariable(name: string): string {
-  type Env = { Variables?: Record<string, unknown> } | undefined;
-  const value = (loadTemplate().Globals?.Function?.Environment as Env)?.Variables?.[name];
-  return typeof value === "string" ? value.trim() : "";
-}
+/** The variables the template sets for every function (Globals; no resource is named ""). */
+const globals = templateFunctionEnv("").defaults;
 /** How long every variant keeps a key's verdict: the deployed API key cache. */
-const keyCacheSeconds = globalVariable("API_KEY_CACHE_SECONDS");
+const keyCacheSeconds = globals.API_KEY_CACHE_SECONDS ?? "";
 
 const noOpMetrics = {
   name: "no-op-metrics",
@@ -110,7 +106,7 @@ export async function buildAll(): Promise<Built> {
   const entryPoints = [resolve(projectRoot, "bench/child.ts")];
   const options = { bundle: true, format: "esm", platform: "node", target: "node24" } as const;
   await build({ ...options, entryPoints, outfile: child, logLevel: "warning" });
-  return { bundles, child, nodeOptions: globalVariable("NODE_OPTIONS") };
+  return { bundles, child, nodeOptions: globals.NODE_OPTIONS ?? "" };
 }
 
 /** Removes the empty groups of bench runs that were killed (a `finally` never ran for them). */

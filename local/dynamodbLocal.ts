@@ -7,7 +7,6 @@
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { get } from "node:http";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
@@ -64,13 +63,13 @@ export function requireJava(): string {
 
 /** In memory, or persisted in `dataDir` (which must exist). */
 export async function startDynamodbLocal(
-  options: { dataDir?: string; port?: number } = {},
+  options: { dataDir?: string } = {},
 ): Promise<DynamodbLocal> {
   const java = requireJava();
   const dir = await ensureDynamodbLocalJar();
   // DynamoDB Local takes no port 0: pick a free one, and on the rare race for it, pick again.
   for (let attempt = 1; ; attempt++) {
-    const port = options.port ?? (await freePort());
+    const port = await freePort();
     const args = [
       ...jvmFlags,
       `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
@@ -84,7 +83,7 @@ export async function startDynamodbLocal(
     const failure = await waitUntilReady(child, port, output);
     if (!failure) return { endpoint: `http://127.0.0.1:${port}`, close: () => stop(child) };
     await stop(child);
-    if (failure !== "port taken" || options.port !== undefined || attempt >= 5) {
+    if (failure !== "port taken" || attempt >= 5) {
       throw new Error(`DynamoDB Local did not start on port ${port}: ${failure}`);
     }
   }
@@ -133,20 +132,14 @@ async function waitUntilReady(
   return `no answer within ${readyTimeoutMs / 1000} s: ${lastLine(output())}`;
 }
 
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolveAnswer) => {
-    const request = get(
-      { host: "127.0.0.1", port, path: "/", agent: false, timeout: 1000 },
-      (r) => {
-        r.resume();
-        resolveAnswer(true);
-      },
-    );
-    request.on("timeout", () => request.destroy());
-    request.on("error", () => {
-      resolveAnswer(false);
-    });
-  });
+async function answers(port: number): Promise<boolean> {
+  try {
+    const answer = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+    await answer.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function lastLine(output: string): string {

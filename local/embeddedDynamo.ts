@@ -42,20 +42,17 @@ export function storeEngineOf(env: NodeJS.ProcessEnv = process.env): StoreEngine
 }
 
 export async function startEmbeddedDynamo(
-  options: { dataDir?: string; port?: number; engine?: StoreEngine } = {},
+  options: { dataDir?: string; engine?: StoreEngine } = {},
 ): Promise<EmbeddedDynamo> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   if ((options.engine ?? storeEngineOf()) === "dynamodb-local") {
-    const dynamo = await startDynamodbLocal({
-      ...(options.dataDir && { dataDir: options.dataDir }),
-      ...(options.port !== undefined && { port: options.port }),
-    });
+    const dynamo = await startDynamodbLocal(options);
     return warmUp(dynamo);
   }
   const server = dynalite({ createTableMs: 0, ...(options.dataDir && { path: options.dataDir }) });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", resolve);
+    server.listen(0, "127.0.0.1", resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -26,8 +26,6 @@ import { assertStoreFree } from "./storeLock.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
 import { functionsOf, templateFunctionEnv } from "./template.ts";
 
-export { localKeyLabel, localTableName } from "./localKeys.ts";
-
 export interface LocalServerOptions {
   readonly port?: number;
   readonly host?: string;
@@ -137,7 +135,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
 }
 
-async function openStore(options: LocalServerOptions): Promise<EmbeddedDynamo> {
+/** The store at `dynamoEndpoint`, checked to answer (StoreUnreachableError), or an embedded one. */
+export async function openStore(options: LocalServerOptions): Promise<EmbeddedDynamo> {
   if (options.dynamoEndpoint) {
     await assertStoreReachable(options.dynamoEndpoint);
     return { endpoint: options.dynamoEndpoint, close: () => Promise.resolve() };

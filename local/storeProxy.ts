@@ -2,9 +2,9 @@
  * An HTTP proxy in front of a local store: every DynamoDB call passes through `hook`, which sees
  * the operation and the JSON text and decides what the client gets: the store's answer (to the
  * call as sent, or rewritten), an answer it makes up without asking the store, or nothing (the
- * connection is cut, as a network fault would). The one proxy of the project: the bench counts
- * store units with it (bench/proxy.ts), the tests record calls and inject faults through it
- * (test/support/recordingDynamoProxy.ts, test/support/faultProxy.ts).
+ * connection is cut, as a network fault would). The one proxy of the project: the bench and the
+ * abuse run count store units with it (local/storeMeter.ts), the tests record calls and inject
+ * faults through it (test/support/recordingDynamoProxy.ts, test/support/faultProxy.ts).
  */
 import { createServer, request } from "node:http";
 import type { IncomingHttpHeaders } from "node:http";

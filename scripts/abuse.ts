@@ -15,7 +15,7 @@
  */
 import type { StoreEngine } from "../local/embeddedDynamo.ts";
 import { storeEngineOf, storeEngines } from "../local/embeddedDynamo.ts";
-import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import type { AbuseOptions } from "./lib/abuse/run.ts";
 import { formatReport, runAbuse } from "./lib/abuse/run.ts";
 
@@ -50,10 +50,7 @@ function readCommand(argv: string[]): AbuseOptions | "help" {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const command = commandLine(() => readCommand(argv), {
-    help: () => process.stdout.write(`${usage}\n`),
-    mistake: (message) => process.stderr.write(`abuse: ${message}\n${usage}\n`),
-  });
+  const command = commandLine(() => readCommand(argv), answersOf("abuse", usage));
   if (typeof command === "number") return command;
   try {
     const report = await runAbuse({ ...command, log: (line) => process.stdout.write(`${line}\n`) });

@@ -17,15 +17,15 @@ import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../lib/repositories/categories.ts";
 import { FunctionHost } from "../local/functionHost.ts";
 import type { FunctionError } from "../local/functionProtocol.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../local/embeddedDynamo.ts";
+import { ensureTable, localClient } from "../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
 import { describeBody, notAnHttpApiEvent } from "../local/apiGatewayEvent.ts";
 import { localTableName } from "../local/localKeys.ts";
-import { assertStoreReachable } from "../local/storeCheck.ts";
+import { openStore } from "../local/server.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import { functionsOf } from "../local/template.ts";
 import { buildFunctions, bundleIsStale } from "./build.ts";
-import { mistakeLine, parseCommandLine } from "./lib/args.ts";
+import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 
 const functions = functionsOf();
 const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
@@ -34,44 +34,37 @@ const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
   --seed N  create N categories first (e.g. to make a list large enough to be compressed)
   env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
 
-/** A mistake in the command line: one line naming the command, exit 2. */
-function fail(message: string): never {
-  process.stderr.write(`${mistakeLine("invoke", message.replace(/^invoke: /, ""))}\n`);
-  process.exit(2);
-}
-
-function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number } {
-  let parsed;
-  try {
-    parsed = parseCommandLine({
-      allowPositionals: true,
-      options: { seed: { type: "string" }, help: { type: "boolean", short: "h" } },
-    });
-  } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
-  }
-  if (parsed.values.help) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
-  }
+/** The command line read, "help", or a UsageError: one line naming the command, exit 2. */
+function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number } | "help" {
+  const parsed = parseCommandLine({
+    allowPositionals: true,
+    options: { seed: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+  if (parsed.values.help) return "help";
   const [name, eventFile, ...extra] = parsed.positionals;
   if (name === undefined || eventFile === undefined || extra.length > 0)
-    fail("give a function and an event file, e.g. listCategories events/list-ok.json");
+    throw new UsageError(
+      "give a function and an event file, e.g. listCategories events/list-ok.json",
+    );
   const spec = functions.find((f) => f.name === name || f.logicalId === name);
-  if (!spec) fail(`invoke: no function "${name}" in infra/template.yaml`);
+  if (!spec) throw new UsageError(`no function "${name}" in infra/template.yaml`);
   const seed = Number(parsed.values.seed ?? 0);
-  if (!Number.isSafeInteger(seed) || seed < 0) fail("invoke: --seed takes a whole number");
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError("--seed takes a whole number");
   // npm runs scripts from the project root; a relative path means the caller's directory.
   const path = resolve(process.env.INIT_CWD ?? process.cwd(), eventFile);
   let event: unknown;
   try {
     event = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    fail(`invoke: cannot read the event ${path}: ${error instanceof Error ? error.message : ""}`);
+    throw new UsageError(
+      `cannot read the event ${path}: ${error instanceof Error ? error.message : ""}`,
+    );
   }
   const problem = notAnHttpApiEvent(event);
   if (problem)
-    fail(`invoke: ${eventFile} is not an API Gateway HTTP API (payload 2.0) event: ${problem}`);
+    throw new UsageError(
+      `${eventFile} is not an API Gateway HTTP API (payload 2.0) event: ${problem}`,
+    );
   const { routeKey } = event as { routeKey: string };
   if (!spec.routeKeys.includes(routeKey)) {
     process.stderr.write(
@@ -146,24 +139,23 @@ async function invoke(spec: FunctionSpec, event: unknown, endpoint: string): Pro
 }
 
 async function main(): Promise<Outcome> {
-  const { spec, event, seed } = readCommandLine();
+  const read = commandLine(readCommandLine, answersOf("invoke", usage));
+  if (typeof read === "number") process.exit(read);
+  const { spec, event, seed } = read;
   if (bundleIsStale(spec)) await buildFunctions();
   const external = process.env.DYNAMODB_ENDPOINT || undefined;
-  if (external) {
-    try {
-      await assertStoreReachable(external);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      return {
-        code: 1,
-        stdout: "",
-        stderr: `invoke: ${why}: start that store, or unset DYNAMODB_ENDPOINT\n`,
-      };
-    }
+  let dynamo;
+  try {
+    dynamo = await openStore({ dynamoEndpoint: external });
+  } catch (error) {
+    if (!external) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      code: 1,
+      stdout: "",
+      stderr: `invoke: ${why}: start that store, or unset DYNAMODB_ENDPOINT\n`,
+    };
   }
-  const dynamo = external
-    ? { endpoint: external, close: () => Promise.resolve() }
-    : await startEmbeddedDynamo();
   try {
     await prepareStore(dynamo.endpoint, seed);
   } catch (error) {

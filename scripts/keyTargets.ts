@@ -7,7 +7,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
-import aws4 from "aws4";
 import type { KeyStage } from "../lib/keyFormat.ts";
 import { keyStageOf } from "../lib/keyFormat.ts";
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
@@ -107,38 +106,23 @@ export function localOperator(): string {
 
 /**
  * The ARN of the AWS identity the command runs as (STS GetCallerIdentity, which needs no
- * permission), signed like the table's calls; "aws:unknown" when STS cannot say.
+ * permission), with the table's credentials; "aws:unknown" when STS cannot say.
  */
 async function callerArn(
   region: string,
   credentials: () => Promise<AwsCredentials>,
   endpoint: string | undefined,
 ): Promise<string> {
+  const { GetCallerIdentityCommand, STSClient } = await import("@aws-sdk/client-sts");
+  const sts = new STSClient({ region, ...(endpoint && { endpoint }), credentials, maxAttempts: 1 });
   try {
-    const url = new URL("/", endpoint ?? `https://sts.${region}.amazonaws.com`);
-    const body = "Action=GetCallerIdentity&Version=2011-06-15";
-    const signed = aws4.sign(
-      {
-        host: url.host,
-        path: "/",
-        method: "POST",
-        service: "sts",
-        region,
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body,
-      },
-      await credentials(),
-    );
-    const response = await fetch(url, {
-      method: "POST",
-      headers: signed.headers as Record<string, string>,
-      body,
-      signal: AbortSignal.timeout(stageBudgetMs / 2),
-    });
-    const arn = /<Arn>([^<]+)<\/Arn>/.exec(await response.text())?.[1];
-    return response.ok && arn ? arn : "aws:unknown";
+    const abortSignal = AbortSignal.timeout(stageBudgetMs / 2);
+    const { Arn } = await sts.send(new GetCallerIdentityCommand({}), { abortSignal });
+    return Arn ?? "aws:unknown";
   } catch {
     return "aws:unknown";
+  } finally {
+    sts.destroy();
   }
 }
 

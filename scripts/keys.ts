@@ -34,7 +34,7 @@ import {
   stageBudgetMs,
   stageTarget,
 } from "./keyTargets.ts";
-import { commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
 const usage = `usage: npm run keys -- <command> [--stage local|${stages.join("|")}]
@@ -304,14 +304,7 @@ async function run(request: Request, target: Target): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const request = commandLine(() => parse(argv), {
-    help: () => {
-      console.log(usage);
-    },
-    mistake: (message) => {
-      console.error(`keys: ${message} (npm run keys -- --help)`);
-    },
-  });
+  const request = commandLine(() => parse(argv), answersOf("keys", usage));
   if (typeof request === "number") return request;
   const { stage } = request;
   try {

@@ -21,14 +21,11 @@
  * the create and list loops, report.ts: the checks of the final list and the printed report).
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
-import { commandLine, mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import type { LoadReport } from "./lib/load/report.ts";
 import { formatReport } from "./lib/load/report.ts";
 import { runLoad } from "./lib/load/run.ts";
 
-export type { LoadOptions } from "./lib/load/run.ts";
-export type { Latency } from "./lib/stats.ts";
-export type { LoadReport };
 export { formatReport, runLoad };
 
 const usage =
@@ -90,10 +87,7 @@ function readCommand(argv: string[]): Command | "help" {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const command = commandLine(() => readCommand(argv), {
-    help: () => process.stdout.write(`${usage}\n${help}\n`),
-    mistake: (message) => process.stderr.write(`${mistakeLine("load", message)}\n`),
-  });
+  const command = commandLine(() => readCommand(argv), answersOf("load", `${usage}\n${help}`));
   if (typeof command === "number") return command;
   const { baseUrl } = command;
   const apiKey =

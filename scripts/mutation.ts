@@ -16,7 +16,7 @@ import { dirname, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "../local/template.ts";
 import { buildFunctions } from "./build.ts";
-import { mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 
 /** The files of lib/ that decide what is stored and what is answered. */
 export const decidingFiles: readonly string[] = [
@@ -184,41 +184,37 @@ Reports: ${reportDir}/ (HTML and JSON, outside git).
                     (each is run against every test): a quick look while writing tests
   --concurrency n   test workers (default: the machine's cores)`;
 
-async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCommandLine({
-      args: process.argv.slice(2),
-      allowPositionals: true,
-      options: {
-        record: { type: "boolean" },
-        force: { type: "boolean" },
-        "ignore-static": { type: "boolean" },
-        concurrency: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-    if (parsed.values.help === true) {
-      process.stdout.write(`${usage}\n`);
-      return 0;
+function readRun(argv: string[]) {
+  const parsed = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      record: { type: "boolean" },
+      force: { type: "boolean" },
+      "ignore-static": { type: "boolean" },
+      concurrency: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (parsed.values.help === true) return "help";
+  for (const file of parsed.positionals) {
+    if (!decidingFiles.includes(file)) {
+      throw new UsageError(`${file} is not a deciding file (the list: scripts/mutation.ts)`);
     }
-    for (const file of parsed.positionals) {
-      if (!decidingFiles.includes(file)) {
-        throw new UsageError(`${file} is not a deciding file (the list: scripts/mutation.ts)`);
-      }
-    }
-    if (parsed.values.record === true && parsed.positionals.length > 0) {
-      throw new UsageError("--record needs a run over every deciding file (name none)");
-    }
-    const concurrency = parsed.values.concurrency;
-    if (concurrency !== undefined && !/^[1-9]\d*$/.test(concurrency)) {
-      throw new UsageError(`--concurrency needs a whole number, not "${concurrency}"`);
-    }
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${mistakeLine("mutation", error.message)}\n`);
-    return 2;
   }
+  if (parsed.values.record === true && parsed.positionals.length > 0) {
+    throw new UsageError("--record needs a run over every deciding file (name none)");
+  }
+  const concurrency = parsed.values.concurrency;
+  if (concurrency !== undefined && !/^[1-9]\d*$/.test(concurrency)) {
+    throw new UsageError(`--concurrency needs a whole number, not "${concurrency}"`);
+  }
+  return parsed;
+}
+
+async function main(): Promise<number> {
+  const parsed = commandLine(() => readRun(process.argv.slice(2)), answersOf("mutation", usage));
+  if (typeof parsed === "number") return parsed;
   const files = parsed.positionals.length > 0 ? parsed.positionals : decidingFiles;
   // A few in-process tests read the built bundles (dist/), which a fresh clone does not have.
   await buildFunctions();

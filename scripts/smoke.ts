@@ -16,16 +16,12 @@
  * for it only where that category may stay (the service has no delete).
  */
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
-import { commandLine, mistakeLine, parseCommandLine, UsageError } from "./lib/args.ts";
-import { runChecks, smokeCategoryPrefix } from "./lib/smoke/checks.ts";
-import type { CheckResult } from "./lib/smoke/checks.ts";
+import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import { printCheck, runChecks } from "./lib/smoke/checks.ts";
 import { samInstall } from "./lib/deploy/preflight.ts";
 import { unreachable } from "./lib/smoke/reach.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
 import { capture, which } from "./process.ts";
-
-export { runChecks as runSmoke, smokeCategoryPrefix };
-export type { CheckResult };
 
 /** What each way of stopping exits with; --help and the README list them. */
 export const exitCodes = {
@@ -96,14 +92,7 @@ function readInvocation(argv: string[]): Invocation | "help" {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const invocation = commandLine(() => readInvocation(argv), {
-    help: () => {
-      console.log(usage);
-    },
-    mistake: (message) => {
-      console.error(mistakeLine("smoke", message));
-    },
-  });
+  const invocation = commandLine(() => readInvocation(argv), answersOf("smoke", usage));
   if (typeof invocation === "number") return invocation;
   const apiKey = await apiKeyFromEnvOrStdin();
   if (apiKey === undefined) {
@@ -146,9 +135,7 @@ async function main(argv: string[]): Promise<number> {
   const results = await runChecks(baseUrl, apiKey, {
     timeoutMs: invocation.timeoutMs,
     write: invocation.write,
-    report: ({ name, ok, detail }) => {
-      console.log(`${ok ? "PASS" : "FAIL"}  ${name}${detail ? `: ${detail}` : ""}`);
-    },
+    report: printCheck,
   });
   const failed = results.filter((result) => !result.ok).length;
   console.log(`smoke: ${results.length - failed} passed, ${failed} failed`);

@@ -11,15 +11,13 @@
 import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
 import { storeEngineOf } from "../local/embeddedDynamo.ts";
-import type { StoreEngine } from "../local/embeddedDynamo.ts";
 import { parseParameterOverrides, projectRoot, TemplateParameterError } from "../local/template.ts";
 import type { LocalServer } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
 import { logFormatOf } from "../local/requestLines.ts";
-import type { LogFormat } from "../local/requestLines.ts";
 import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
-import { answersOf, commandLine, parseCommandLine } from "./lib/args.ts";
+import { optionsOrExit } from "./lib/args.ts";
 
 /** The command a message names: `npm start`, or `dev` for `npm run dev` (scripts/dev.ts). */
 export type StartCommand = "npm start" | "dev";
@@ -87,22 +85,11 @@ export type StartSettings = ReturnType<typeof settings>;
 export function readStart(name: StartCommand, argv: readonly string[]): StartSettings {
   command = name;
   const { rest, overrides } = splitOverrides(argv);
-  const read = commandLine(
-    () => {
-      const { values } = parseCommandLine({
-        args: rest,
-        options: {
-          memory: { type: "boolean", default: false },
-          "dynamodb-local": { type: "boolean", default: false },
-          help: { type: "boolean", short: "h", default: false },
-        },
-      });
-      return values.help ? "help" : values;
-    },
-    answersOf(name, usageOf(name)),
-  );
-  if (typeof read === "number") process.exit(read);
-  return settings(process.env, read, overrides);
+  const flags = optionsOrExit(name, usageOf(name), rest, {
+    memory: { type: "boolean", default: false },
+    "dynamodb-local": { type: "boolean", default: false },
+  });
+  return settings(process.env, flags, overrides);
 }
 
 function settings(
@@ -123,9 +110,9 @@ function settings(
   const parsed = fixedKey && parseAuthorization(`Bearer ${fixedKey}`);
   if (parsed && !(parsed.kind === "bearer" && parsed.token === fixedKey))
     refuse("PETSTORE_API_KEY must be a token of letters, digits and -._~+/ (then =)");
-  const endpoint = endpointOf(env);
+  const endpoint = orRefuse(() => storeEndpointOf(env));
   const inMemory = flags.memory;
-  const engine = flags["dynamodb-local"] ? "dynamodb-local" : engineOf(env);
+  const engine = flags["dynamodb-local"] ? "dynamodb-local" : orRefuse(() => storeEngineOf(env));
   const dataFolder = engine === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
   return {
     engine,
@@ -136,7 +123,7 @@ function settings(
     apiKey: fixedKey,
     requestTimeoutMs: timeout,
     parameterOverrides: parameterOverrides(overrides),
-    logFormat: logFormatIn(env),
+    logFormat: orRefuse(() => logFormatOf(env)),
     // The functions see this shell's environment, as before; the store settings are the server's.
     env: Object.fromEntries(
       Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
@@ -144,25 +131,10 @@ function settings(
   };
 }
 
-function logFormatIn(env: NodeJS.ProcessEnv): LogFormat {
+/** A setting read by `read`, or its mistake said in one line (refuse). */
+function orRefuse<T>(read: () => T): T {
   try {
-    return logFormatOf(env);
-  } catch (error) {
-    refuse((error as Error).message);
-  }
-}
-
-function endpointOf(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return storeEndpointOf(env);
-  } catch (error) {
-    refuse((error as Error).message);
-  }
-}
-
-function engineOf(env: NodeJS.ProcessEnv): StoreEngine {
-  try {
-    return storeEngineOf(env);
+    return read();
   } catch (error) {
     refuse((error as Error).message);
   }

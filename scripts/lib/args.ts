@@ -1,8 +1,9 @@
 /**
- * The command lines of the project's scripts (build, docs, client:generate, bench, dev, smoke,
- * deploy, invoke, keys, load), read with node:util parseArgs. Every mistake in one becomes a
- * UsageError of one line a person can act on, naming the script ("keys: unknown option --labl
- * (npm run keys -- --help)"), never parseArgs' own multi-part message or a stack; exit 2.
+ * The command lines of the project's scripts (start, build, docs, client:generate, bench, dev,
+ * smoke, deploy, invoke, keys, load, abuse, mutation), read with node:util parseArgs. Every
+ * mistake in one becomes a UsageError of one line a person can act on, naming the script ("keys:
+ * unknown option --labl (npm run keys -- --help)"), never parseArgs' own multi-part message or a
+ * stack; exit 2.
  * `--help` (or `-h`) prints the script's usage and exits 0, before anything runs.
  */
 import { parseArgs } from "node:util";
@@ -40,7 +41,7 @@ export function argumentProblem(error: unknown): string {
 /** How a script answers --help and a mistake in its command line. */
 export interface CommandLineAnswers {
   readonly help: () => void;
-  /** Says the mistake (one line, maybe followed by the usage) on stderr. */
+  /** Says the mistake in one line on stderr. */
   readonly mistake: (message: string) => void;
 }
 

@@ -14,10 +14,6 @@ export function median(values: readonly number[]): number {
   return percentile(values, 50);
 }
 
-export function mean(values: readonly number[]): number {
-  return values.reduce((sum, value) => sum + value, 0) / values.length;
-}
-
 export interface Latency {
   readonly count: number;
   readonly p50: number;

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Answer, Category } from "../support/client.ts";
-import { localTableName } from "../../local/server.ts";
+import { localTableName } from "../../local/localKeys.ts";
 import { createCategory, inParallel, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
 import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";

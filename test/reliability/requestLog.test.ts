@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import type { RequestLogLine } from "../../lib/log.ts";
-import { localTableName } from "../../local/server.ts";
+import { localTableName } from "../../local/localKeys.ts";
 import type { Answer, Call, ErrorBody } from "../support/client.ts";
 import { send } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";

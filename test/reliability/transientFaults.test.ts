@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyItem } from "../../lib/table/item.ts";
 import { keys } from "../../lib/table/schema.ts";
-import { localTableName } from "../../local/server.ts";
+import { localTableName } from "../../local/localKeys.ts";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import type { Fault } from "../support/faultProxy.ts";

@@ -25,6 +25,7 @@ const names = [
   "invoke",
   "keys",
   "load",
+  "abuse",
   "mutation",
 ];
 

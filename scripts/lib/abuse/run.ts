@@ -1,6 +1,7 @@
 /**
  * One abuse run (`npm run abuse`): three local servers (scripts/start.ts in child processes, the
- * bundles that ship) on one embedded store, reached through the store meter (./storeMeter.ts).
+ * bundles that ship) on one embedded store, reached through the store meter
+ * (local/storeMeter.ts), which counts a refused conditional write as the write unit it costs.
  * One key, limited to 50/s with a burst of 100, floods from many connections spread over
  * the three servers; a second key lists at 10 requests/s meanwhile. Then the buckets' partition
  * goes out of reach (an outage of the limiter's store calls only) while both keep asking.
@@ -21,6 +22,9 @@ import { Table } from "../../../lib/table/table.ts";
 import type { StoreEngine } from "../../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../../local/embeddedDynamo.ts";
 import { localTableName } from "../../../local/localKeys.ts";
+import type { Units } from "../../../local/storeMeter.ts";
+import { startStoreMeter } from "../../../local/storeMeter.ts";
+import { storeError } from "../../../local/storeProxy.ts";
 import type { RunningServer } from "../../../local/serverProcess.ts";
 import { spawnLocalServer } from "../../../local/serverProcess.ts";
 import { buildFunctions } from "../../build.ts";
@@ -28,8 +32,6 @@ import type { Answer } from "../httpClient.ts";
 import { agentFor, createCategory, getCategories, send } from "../httpClient.ts";
 import type { Latency } from "../stats.ts";
 import { latencyOf } from "../stats.ts";
-import type { Units } from "./storeMeter.ts";
-import { startStoreMeter } from "./storeMeter.ts";
 
 export const flooderLimit: KeyRateLimit = { rate: "50/s", burst: 100 };
 const flooderPerSecond = 50;
@@ -135,7 +137,17 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
   const log = options.log ?? (() => undefined);
   if (options.build ?? true) await buildFunctions();
   const dynamo = await startEmbeddedDynamo({ engine: options.engine });
-  const meter = await startStoreMeter(dynamo.endpoint);
+  // While `outage.on`, every call on a bucket is answered 503 ServiceUnavailable (retryable): the
+  // bucket is out of reach, everything else works. `answers` counts those calls.
+  const outage = { on: false, answers: 0 };
+  const meter = await startStoreMeter(dynamo.endpoint, {
+    refusedWriteUnit: true,
+    before: ({ bucket }) => {
+      if (!bucket || !outage.on) return undefined;
+      outage.answers += 1;
+      return storeError(503, "com.amazonaws.dynamodb.v20120810#ServiceUnavailable", "outage");
+    },
+  });
   const db = localClient(dynamo.endpoint);
   const servers: RunningServer[] = [];
   try {
@@ -226,10 +238,10 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     log(`abuse: flood done, ${floodTally.admitted} admitted, ${floodTally.limited} refused`);
 
     await sleep(Math.max(0, outageStart - performance.now()));
-    meter.outage = true;
+    outage.on = true;
     const outageTally = newTally();
     await flood(outageTally, outageEnd, Math.max(2, Math.floor(options.connections / 6)));
-    meter.outage = false;
+    outage.on = false;
     await steadyLoop;
     await Promise.all(steadyRequests);
     for (const agent of agents) agent.destroy();
@@ -250,7 +262,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
       during,
       steadyTally,
       outageTally,
-      bucketCallsRefused: meter.outageAnswers,
+      bucketCallsRefused: outage.answers,
       failOpenMetric,
       stored: {
         categories,

@@ -9,7 +9,7 @@ import { buildFunctions } from "../../build.ts";
 import type { Capture } from "../../process.ts";
 import { capture, runAttached, which } from "../../process.ts";
 import { samconfigPath } from "../../stages.ts";
-import { runChecks } from "../smoke/checks.ts";
+import { printCheck, runChecks } from "../smoke/checks.ts";
 
 export interface DeployIo {
   /** The stages' settings (infra/samconfig.toml), handed to `sam deploy` as they are. */
@@ -41,12 +41,7 @@ export const terminalIo: DeployIo = {
   run: runAttached,
   capture,
   smoke: async (baseUrl, apiKey, write) => {
-    const results = await runChecks(baseUrl, apiKey, {
-      write,
-      report: ({ name, ok, detail }) => {
-        process.stdout.write(`${ok ? "PASS" : "FAIL"}  ${name}${detail ? `: ${detail}` : ""}\n`);
-      },
-    });
+    const results = await runChecks(baseUrl, apiKey, { write, report: printCheck });
     return results.every((result) => result.ok);
   },
   env: process.env,

@@ -14,6 +14,11 @@ export interface CheckResult {
   readonly detail: string;
 }
 
+/** A check's line on stdout, as `npm run smoke` and `npm run deploy` print it. */
+export function printCheck({ name, ok, detail }: CheckResult): void {
+  process.stdout.write(`${ok ? "PASS" : "FAIL"}  ${name}${detail ? `: ${detail}` : ""}\n`);
+}
+
 export interface SmokeOptions {
   readonly timeoutMs?: number;
   /** Also create one category (named smokeCategoryPrefix + time) and find it in the list. */

@@ -4,7 +4,7 @@
  * from its request.
  */
 import { describe, expect, it } from "vitest";
-import { localTableName } from "../../../local/server.ts";
+import { localTableName } from "../../../local/localKeys.ts";
 import type { JsonObject } from "../../support/cloudFormation.ts";
 import type { ItemAccess } from "../../support/dynamoAccess.ts";
 import { accessesOf } from "../../support/dynamoAccess.ts";

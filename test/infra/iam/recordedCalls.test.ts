@@ -14,7 +14,7 @@
  * "IDEMPOTENCY#*" (ForAllValues:StringLike).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localTableName } from "../../../local/server.ts";
+import { localTableName } from "../../../local/localKeys.ts";
 import { allows, grantsOf, suggestedValue, valueMatches } from "../../support/iamGrants.ts";
 import type { Recording } from "../../support/iamRecording.ts";
 import {
