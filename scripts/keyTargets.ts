@@ -70,16 +70,11 @@ export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promis
   // left in the operator's shell must not send the command to another region. The SDK's own
   // endpoint variable is honoured (a VPC endpoint, or a test double).
   const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB ?? env.AWS_ENDPOINT_URL;
-  const db = new DynamoDb({
-    region,
-    endpoint,
-    attemptTimeoutMs: 2000,
-    credentials: () => credentialsWithin(provider, stage, stageBudgetMs / 2),
-  });
-  const table = `petstore-${stage}`;
-  const keys = new ApiKeyStore(db, table);
   const credentials = (): Promise<AwsCredentials> =>
     credentialsWithin(provider, stage, stageBudgetMs / 2);
+  const db = new DynamoDb({ region, endpoint, attemptTimeoutMs: 2000, credentials });
+  const table = `petstore-${stage}`;
+  const keys = new ApiKeyStore(db, table);
   return {
     keys,
     events: new KeyEventStore(db, table),
