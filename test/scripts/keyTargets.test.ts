@@ -1,0 +1,122 @@
+/**
+ * `npm run keys -- --stage <stage>`: the stage's table through the operator's AWS credentials
+ * (the SDK's provider chain), and the audit's "who" from STS GetCallerIdentity. Here the stage's
+ * DynamoDB is the embedded store and STS a local stand-in, both reached through the SDK's own
+ * endpoint variables, as a VPC endpoint would be.
+ */
+import { createServer } from "node:http";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { keyPattern } from "../../lib/keyFormat.ts";
+import { ensureTable } from "../../local/embeddedDynamo.ts";
+import { stageTarget } from "../../scripts/keyTargets.ts";
+import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+
+const store = useEmbeddedDynamo();
+const operatorArn = "arn:aws:sts::123456789012:assumed-role/operators/alice";
+const accessKeyId = "AKIDOPERATOR";
+const secretAccessKey = "operator-secret-never-sent";
+
+/** What the STS stand-in saw of each call. */
+let stsCalls: { authorization: string; body: string }[] = [];
+let sts: Server;
+let stsUrl: string;
+
+beforeAll(async () => {
+  await ensureTable(store.db, "petstore-staging");
+  sts = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      stsCalls.push({ authorization: request.headers.authorization ?? "", body });
+      response.writeHead(200, { "content-type": "text/xml" });
+      response.end(
+        `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">` +
+          `<GetCallerIdentityResult><Arn>${operatorArn}</Arn><UserId>AROAOPERATOR:alice</UserId>` +
+          `<Account>123456789012</Account></GetCallerIdentityResult>` +
+          `<ResponseMetadata><RequestId>sts-1</RequestId></ResponseMetadata>` +
+          `</GetCallerIdentityResponse>`,
+      );
+    });
+  });
+  await new Promise<void>((listening) => sts.listen(0, "127.0.0.1", listening));
+  stsUrl = `http://127.0.0.1:${(sts.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((closed) => sts.close(closed));
+});
+
+beforeEach(() => {
+  stsCalls = [];
+  // The SDK's provider chain reads the process environment, as it does on an operator's machine.
+  vi.stubEnv("AWS_ACCESS_KEY_ID", accessKeyId);
+  vi.stubEnv("AWS_SECRET_ACCESS_KEY", secretAccessKey);
+  vi.stubEnv("AWS_PROFILE", "");
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+const envWith = (sts: string): NodeJS.ProcessEnv => ({
+  AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
+  AWS_ENDPOINT_URL_STS: sts,
+});
+
+describe("a stage's keys are managed in its own table, signed with the operator's credentials", () => {
+  it("issues a key of the stage's format into petstore-<stage>", async () => {
+    const target = await stageTarget("staging", envWith(stsUrl));
+    try {
+      expect(target.where).toMatch(/^table petstore-staging in [a-z0-9-]+ \(staging\)$/);
+      const { apiKey, record } = await target.keys.issue(
+        "partner",
+        undefined,
+        soon(),
+        undefined,
+        undefined,
+        {
+          stage: target.keyStage,
+        },
+      );
+      expect(keyPattern.exec(apiKey)?.[1]).toBe("staging");
+      expect(await target.keys.byId(record.keyId, soon())).toEqual(record);
+    } finally {
+      await target.close();
+    }
+  });
+});
+
+describe("the audit names who made a change: the operator's AWS identity", () => {
+  it("is the ARN STS answers, asked once with a SigV4 signature of the operator's key", async () => {
+    const target = await stageTarget("staging", envWith(stsUrl));
+    try {
+      expect(await target.who()).toBe(operatorArn);
+    } finally {
+      await target.close();
+    }
+    expect(stsCalls).toHaveLength(1);
+    const [call] = stsCalls;
+    expect(call?.body).toContain("Action=GetCallerIdentity");
+    expect(call?.authorization).toMatch(
+      new RegExp(`^AWS4-HMAC-SHA256 Credential=${accessKeyId}/\\d{8}/[a-z0-9-]+/sts/aws4_request`),
+    );
+    expect(JSON.stringify(stsCalls)).not.toContain(secretAccessKey);
+  });
+
+  it("is aws:unknown, within the stage budget, when STS cannot be reached", async () => {
+    const closed = createServer();
+    await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((done) => closed.close(done));
+    const target = await stageTarget("staging", envWith(url));
+    try {
+      const started = Date.now();
+      expect(await target.who()).toBe("aws:unknown");
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await target.close();
+    }
+  });
+});
