@@ -34,7 +34,7 @@ export async function seedTable(
 ): Promise<void> {
   await ensureTable(db, table);
   const deadline = Date.now() + 600_000;
-  await new ApiKeyStore(db, table).issue("bench", undefined, deadline, sampleApiKey);
+  await new ApiKeyStore(db, table).issue("bench", deadline, { apiKey: sampleApiKey });
   const counter = { value: n, version: n, epoch: "seed" };
   await new Table(db, table).put(keys.categoryCounter, counter, deadline);
   const random = randomSource(n);

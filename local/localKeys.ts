@@ -51,7 +51,7 @@ export async function prepareLocalKey(
   const deadline = Date.now() + 10_000;
   if (options.fixedKey) {
     if (!(await keys.find(hashApiKey(options.fixedKey), deadline)))
-      await keys.issue("PETSTORE_API_KEY", undefined, deadline, options.fixedKey);
+      await keys.issue("PETSTORE_API_KEY", deadline, { apiKey: options.fixedKey });
     return { apiKey: options.fixedKey, origin: "PETSTORE_API_KEY" };
   }
   if (options.dataDir) {
@@ -63,7 +63,7 @@ export async function prepareLocalKey(
       !record.revokedAt &&
       !(record.expiresAt && Date.parse(record.expiresAt) <= Date.now());
     if (valid) return { apiKey: kept, origin: "kept" };
-    const { apiKey } = await keys.issue(localKeyLabel, undefined, deadline);
+    const { apiKey } = await keys.issue(localKeyLabel, deadline);
     writeFileSync(file, `${apiKey}\n`, { mode: 0o600 });
     chmodSync(file, 0o600); // the mode above applies only when the file is created
     return { apiKey, origin: "new" };
@@ -72,7 +72,7 @@ export async function prepareLocalKey(
     if (record.label === localKeyLabel && !record.revokedAt)
       await keys.revoke(record.keyId, deadline);
   }
-  const { apiKey } = await keys.issue(localKeyLabel, undefined, deadline);
+  const { apiKey } = await keys.issue(localKeyLabel, deadline);
   return { apiKey, origin: "per-run" };
 }
 

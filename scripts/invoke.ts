@@ -84,7 +84,7 @@ async function prepareStore(endpoint: string, seed: number): Promise<void> {
     const apiKey = fixedKey ?? sampleApiKey;
     // A key already in the store is left as it is, revoked or not.
     if (!(await keys.find(hashApiKey(apiKey), deadline))) {
-      await keys.issue(fixedKey ? "PETSTORE_API_KEY" : sampleKeyLabel, undefined, deadline, apiKey);
+      await keys.issue(fixedKey ? "PETSTORE_API_KEY" : sampleKeyLabel, deadline, { apiKey });
     }
     const categories = new CategoryStore(db, localTableName);
     for (let i = 1; i <= seed; i++) {

@@ -215,14 +215,12 @@ async function run(request: Request, target: Target): Promise<number> {
   };
   switch (request.command) {
     case "create": {
-      const { apiKey, record } = await keys.issue(
-        request.label,
-        request.expiresAt,
-        deadline,
-        undefined,
-        request.rateLimit,
-        { scopes: request.scopes, stage: target.keyStage },
-      );
+      const { apiKey, record } = await keys.issue(request.label, deadline, {
+        expiresAt: request.expiresAt,
+        rateLimit: request.rateLimit,
+        scopes: request.scopes,
+        stage: target.keyStage,
+      });
       await audit(
         "create",
         record.keyId,

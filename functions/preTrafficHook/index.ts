@@ -65,16 +65,7 @@ export function hookDeps(
     issueKey: async (label, expiresAt) => {
       // A key of the stage's own format: the new versions refuse any other without a read.
       const stage = keyStageOf(env.STAGE ?? "local");
-      const { apiKey, record } = await keys.issue(
-        label,
-        expiresAt,
-        deadline(),
-        undefined,
-        undefined,
-        {
-          stage,
-        },
-      );
+      const { apiKey, record } = await keys.issue(label, deadline(), { expiresAt, stage });
       return { apiKey, keyId: record.keyId };
     },
     revokeKey: async (keyId) => {

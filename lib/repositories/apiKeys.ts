@@ -39,6 +39,12 @@ export interface KeyRateLimit {
 }
 
 export interface IssueOptions {
+  /** Default: never. */
+  readonly expiresAt?: Date | undefined;
+  /** The key to store (a legacy or fixed one); default: a fresh key of the stage's format. */
+  readonly apiKey?: string | undefined;
+  /** The key's own rate limit; default: the stage's. */
+  readonly rateLimit?: KeyRateLimit | undefined;
   /** Default: every scope. */
   readonly scopes?: readonly Scope[] | undefined;
   /** The stage the new key names (lib/keyFormat.ts); default "local". */
@@ -88,15 +94,9 @@ export class ApiKeyStore {
   }
 
   /** Stores a new key (a fresh one unless `apiKey` is given) and answers it once. */
-  async issue(
-    label: string,
-    expiresAt: Date | undefined,
-    deadline: number,
-    apiKey?: string,
-    rateLimit?: KeyRateLimit,
-    options: IssueOptions = {},
-  ): Promise<IssuedKey> {
-    const key = apiKey ?? generateKey(options.stage ?? "local");
+  async issue(label: string, deadline: number, options: IssueOptions = {}): Promise<IssuedKey> {
+    const { expiresAt, rateLimit } = options;
+    const key = options.apiKey ?? generateKey(options.stage ?? "local");
     const record: ApiKeyRecord = {
       keyId: newKeyId(),
       label,

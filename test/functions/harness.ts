@@ -86,12 +86,9 @@ export function useHarness(): Harness {
     tableName = `${tablePrefix}-${tables}`;
     logLines.length = 0;
     await ensureTable(client, tableName);
-    await new ApiKeyStore(client, tableName).issue(
-      sampleKeyLabel,
-      undefined,
-      Date.now() + 10_000,
-      sampleApiKey,
-    );
+    await new ApiKeyStore(client, tableName).issue(sampleKeyLabel, Date.now() + 10_000, {
+      apiKey: sampleApiKey,
+    });
   });
   afterAll(async () => {
     db?.close();

@@ -29,14 +29,7 @@ const challenge = (scope: Scope): string =>
 
 async function keyWith(scopes: readonly Scope[]): Promise<string> {
   const { db, tableName } = harness.table();
-  const issued = await new ApiKeyStore(db, tableName).issue(
-    "scoped",
-    undefined,
-    soon(),
-    undefined,
-    undefined,
-    { scopes },
-  );
+  const issued = await new ApiKeyStore(db, tableName).issue("scoped", soon(), { scopes });
   return issued.apiKey;
 }
 

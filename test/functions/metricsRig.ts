@@ -38,12 +38,9 @@ async function start(): Promise<void> {
   proxy = await startFaultProxy(dynamo.endpoint);
   db = localClient(dynamo.endpoint);
   await ensureTable(db, tableName);
-  await new ApiKeyStore(db, tableName).issue(
-    sampleKeyLabel,
-    undefined,
-    Date.now() + 10_000,
-    sampleApiKey,
-  );
+  await new ApiKeyStore(db, tableName).issue(sampleKeyLabel, Date.now() + 10_000, {
+    apiKey: sampleApiKey,
+  });
   const env = {
     ...localFunctionEnv(proxy.endpoint, tableName),
     STAGE: stage,

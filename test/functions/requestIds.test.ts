@@ -40,11 +40,7 @@ const fallback = (h: Harness, env: Record<string, string> = {}) =>
 const readOnlyKey = async (h: Harness): Promise<string> => {
   const { db, tableName } = h.table();
   const store = new ApiKeyStore(db, tableName);
-  return (
-    await store.issue("ro", undefined, soon(), undefined, undefined, {
-      scopes: ["categories:read"],
-    })
-  ).apiKey;
+  return (await store.issue("ro", soon(), { scopes: ["categories:read"] })).apiKey;
 };
 
 const cases: Case[] = [

@@ -70,16 +70,9 @@ describe("a stage's keys are managed in its own table, signed with the operator'
     const target = await stageTarget("staging", envWith(stsUrl));
     try {
       expect(target.where).toMatch(/^table petstore-staging in [a-z0-9-]+ \(staging\)$/);
-      const { apiKey, record } = await target.keys.issue(
-        "partner",
-        undefined,
-        soon(),
-        undefined,
-        undefined,
-        {
-          stage: target.keyStage,
-        },
-      );
+      const { apiKey, record } = await target.keys.issue("partner", soon(), {
+        stage: target.keyStage,
+      });
       expect(keyPattern.exec(apiKey)?.[1]).toBe("staging");
       expect(await target.keys.byId(record.keyId, soon())).toEqual(record);
     } finally {

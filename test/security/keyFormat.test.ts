@@ -33,8 +33,8 @@ afterAll(async () => {
 beforeEach(async () => {
   tableName = await store.newTable();
   const keys = new ApiKeyStore(store.db, tableName);
-  validKey = (await keys.issue("format", undefined, soon())).apiKey;
-  await keys.issue("legacy", undefined, soon(), legacyKey);
+  validKey = (await keys.issue("format", soon())).apiKey;
+  await keys.issue("legacy", soon(), { apiKey: legacyKey });
 });
 
 /** Lists with `key` through a fresh container of the given stage; the store calls it made. */

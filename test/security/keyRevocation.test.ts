@@ -155,7 +155,7 @@ describe("with the real key store: revoke and expire through ApiKeyStore, verify
     const keys = new ApiKeyStore(store.db, table);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 29_999 }), async (lastUse) => {
-        const { apiKey, record } = await keys.issue("revocation", undefined, soon());
+        const { apiKey, record } = await keys.issue("revocation", soon());
         let now = start;
         const { keyCacheMs } = readConfig(baseEnv);
         const warm = new ApiKeyVerifier(keys, () => now, keyCacheMs);
@@ -179,7 +179,7 @@ describe("with the real key store: revoke and expire through ApiKeyStore, verify
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
     const expiresAt = new Date(start + 45_000);
-    const { apiKey } = await keys.issue("expiring", expiresAt, soon());
+    const { apiKey } = await keys.issue("expiring", soon(), { expiresAt });
     let now = start;
     const verifier = new ApiKeyVerifier(keys, () => now, readConfig(baseEnv).keyCacheMs);
     expect(await accepted(verifier, apiKey)).toBe(true);

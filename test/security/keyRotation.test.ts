@@ -30,7 +30,7 @@ beforeEach(async () => {
 
 describe("during a rotation's grace both keys work; after it only the new one", () => {
   it("keeps the old key for the grace (24 h by default in the command) and not a moment longer", async () => {
-    const old = await keys.issue("partner-a", undefined, soon());
+    const old = await keys.issue("partner-a", soon());
     expect(await accepted(verifier, old.apiKey)).toBe(true);
     const rotation = await keys.rotate(old.record.keyId, 24 * hour, soon());
     if (!rotation) throw new Error("the key was not found");
@@ -47,7 +47,7 @@ describe("during a rotation's grace both keys work; after it only the new one", 
   });
 
   it("reaches a container that cached the old key before the rotation within the cache time", async () => {
-    const old = await keys.issue("partner-a", undefined, soon());
+    const old = await keys.issue("partner-a", soon());
     expect(await accepted(verifier, old.apiKey)).toBe(true); // cached, with no expiry
     await keys.rotate(old.record.keyId, 0, soon());
     now = start + cacheMs;
@@ -56,10 +56,10 @@ describe("during a rotation's grace both keys work; after it only the new one", 
   });
 
   it("never gives more than 7 days, and never extends an earlier expiry", async () => {
-    const open = await keys.issue("a", undefined, soon());
+    const open = await keys.issue("a", soon());
     const long = await keys.rotate(open.record.keyId, 30 * 24 * hour, soon());
     expect(long?.previous.expiresAt).toBe(new Date(start + maxGraceMs).toISOString());
-    const soonExpiring = await keys.issue("b", new Date(start + hour), soon());
+    const soonExpiring = await keys.issue("b", soon(), { expiresAt: new Date(start + hour) });
     const rotated = await keys.rotate(soonExpiring.record.keyId, 24 * hour, soon());
     expect(rotated?.previous.expiresAt).toBe(new Date(start + hour).toISOString());
   });
@@ -67,9 +67,7 @@ describe("during a rotation's grace both keys work; after it only the new one", 
 
 describe("the new key is the old one's twin: label, scopes and rate limit", () => {
   it("copies every setting of the old record, and names the key it replaces", async () => {
-    const old = await keys.issue("partner-b", undefined, soon(), undefined, undefined, {
-      scopes: ["categories:read"],
-    });
+    const old = await keys.issue("partner-b", soon(), { scopes: ["categories:read"] });
     // A per-key rate limit, as the rate limiter stores it: copied like any other setting.
     await new Table(store.db, tableName).update(
       tableKeys.apiKey(hashApiKey(old.apiKey)),
@@ -107,7 +105,7 @@ describe("the new key is the old one's twin: label, scopes and rate limit", () =
 
 describe("update changes a key's scopes in place, everywhere within the cache time", () => {
   it("a cached verdict keeps the old scopes for at most the cache time", async () => {
-    const issued = await keys.issue("c", undefined, soon());
+    const issued = await keys.issue("c", soon());
     const header = `Bearer ${issued.apiKey}`;
     expect((await verifier.authenticate(header, soon())).scopes).toEqual([
       "categories:read",

@@ -114,7 +114,7 @@ describe("near-miss and far-miss keys take the same time to refuse (the key is h
   it("through the verifier and the real key store on the embedded DynamoDB: 600 interleaved pairs", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
-    await keys.issue("timing", undefined, soon(), key);
+    await keys.issue("timing", soon(), { apiKey: key });
     const path = freshVerifierPath(keys);
     await expect(path.measure(path.first(0))).rejects.toMatchObject({ status: 401 });
     await expect(

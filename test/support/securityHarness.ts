@@ -73,12 +73,9 @@ export function useSecurityHarness(): SecurityHarness {
     dynamo = await startEmbeddedDynamo();
     db = localClient(dynamo.endpoint);
     await ensureTable(db, tableName);
-    await new ApiKeyStore(db, tableName).issue(
-      "security-tests",
-      undefined,
-      Date.now() + 10_000,
-      validKey,
-    );
+    await new ApiKeyStore(db, tableName).issue("security-tests", Date.now() + 10_000, {
+      apiKey: validKey,
+    });
     proxy = await startRecordingProxy(dynamo.endpoint);
   });
   afterAll(async () => {

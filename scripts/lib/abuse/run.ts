@@ -154,8 +154,8 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     await ensureTable(db, localTableName);
     const keys = new ApiKeyStore(db, localTableName);
     const soon = () => Date.now() + 10_000;
-    const flooder = await keys.issue("abuse-flooder", undefined, soon(), undefined, flooderLimit);
-    const steady = await keys.issue("abuse-steady", undefined, soon(), undefined, steadyLimit);
+    const flooder = await keys.issue("abuse-flooder", soon(), { rateLimit: flooderLimit });
+    const steady = await keys.issue("abuse-steady", soon(), { rateLimit: steadyLimit });
     for (let i = 0; i < serverCount; i++) {
       // Each server's own printed key is unused here; the two keys above carry their limits.
       servers.push(await spawnLocalServer({ env: { DYNAMODB_ENDPOINT: meter.endpoint } }));

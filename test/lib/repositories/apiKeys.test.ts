@@ -32,11 +32,9 @@ describe("API key records live in the table as hashes only", () => {
   it("issues, finds by hash, lists and revokes without ever storing the key", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
-    const { apiKey, record } = await keys.issue(
-      "partner",
-      new Date("2030-01-01T00:00:00Z"),
-      soon(),
-    );
+    const { apiKey, record } = await keys.issue("partner", soon(), {
+      expiresAt: new Date("2030-01-01T00:00:00Z"),
+    });
     expect(await keys.find(hashApiKey(apiKey), soon())).toEqual(record);
     expect(await keys.list(soon())).toEqual([record]);
     const raw: { Items: unknown[] } = await store.db.call("Scan", { TableName: table }, soon());
@@ -49,7 +47,7 @@ describe("API key records live in the table as hashes only", () => {
   it("verifies a real key end to end and refuses it after revocation once the cache lapses", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
-    const { apiKey, record } = await keys.issue("t", undefined, soon());
+    const { apiKey, record } = await keys.issue("t", soon());
     let now = Date.now();
     const verifier = new ApiKeyVerifier(keys, () => now, 30_000);
     await expect(verifier.authenticate(`Bearer ${apiKey}`, soon())).resolves.toMatchObject({
@@ -66,18 +64,12 @@ describe("API key records live in the table as hashes only", () => {
 describe("an operator finds a key by its id (keys update, rotate, revoke name keys by id)", () => {
   it("answers the record of the key with that id, and nothing for an id no key has", async () => {
     const keys = new ApiKeyStore(store.db, await store.newTable());
-    await keys.issue("first", undefined, soon());
-    const { record } = await keys.issue(
-      "second",
-      new Date("2031-02-03T04:05:06Z"),
-      soon(),
-      undefined,
-      undefined,
-      {
-        scopes: ["categories:read"],
-      },
-    );
-    await keys.issue("third", undefined, soon());
+    await keys.issue("first", soon());
+    const { record } = await keys.issue("second", soon(), {
+      expiresAt: new Date("2031-02-03T04:05:06Z"),
+      scopes: ["categories:read"],
+    });
+    await keys.issue("third", soon());
     expect(await keys.byId(record.keyId, soon())).toEqual(record);
     expect(await keys.byId("key_000000000000", soon())).toBeUndefined();
   });
@@ -86,8 +78,8 @@ describe("an operator finds a key by its id (keys update, rotate, revoke name ke
 describe("an operator sets a key's own rate limit in place (contract: Rate limits, keys update)", () => {
   it("stores the rate and burst on that key only, and the key keeps working", async () => {
     const keys = new ApiKeyStore(store.db, await store.newTable());
-    const { apiKey, record } = await keys.issue("limited", undefined, soon());
-    const other = await keys.issue("other", undefined, soon());
+    const { apiKey, record } = await keys.issue("limited", soon());
+    const other = await keys.issue("other", soon());
     const limit = { rate: "600/min", burst: 20 };
     const updated = await keys.update(record.keyId, { rateLimit: limit }, soon());
     expect(updated).toEqual({ ...record, ...limit });
@@ -107,7 +99,7 @@ describe("an operator sets a key's own rate limit in place (contract: Rate limit
   it("answers nothing and stores nothing when no key has that id", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
-    const { record } = await keys.issue("only", undefined, soon());
+    const { record } = await keys.issue("only", soon());
     const limit = { rate: "5/s", burst: 5 };
     expect(await keys.update("key_000000000000", { rateLimit: limit }, soon())).toBeUndefined();
     expect(await keys.list(soon())).toEqual([record]);
@@ -124,7 +116,7 @@ describe("keys list shows every key, oldest first", () => {
     );
     const issued = [];
     for (const token of tokens) {
-      issued.push((await keys.issue(token, undefined, soon(), token)).record);
+      issued.push((await keys.issue(token, soon(), { apiKey: token })).record);
       now += 1000;
     }
     expect(await keys.list(soon())).toEqual(issued);
@@ -154,7 +146,7 @@ describe("revoking twice keeps the first revocation time", () => {
   it("a second revoke answers true and leaves revokedAt as the first one set it", async () => {
     let now = Date.parse("2026-03-01T12:00:00.000Z");
     const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
-    const { apiKey, record } = await keys.issue("t", undefined, soon());
+    const { apiKey, record } = await keys.issue("t", soon());
     expect(await keys.revoke(record.keyId, soon())).toBe(true);
     now += 60_000;
     expect(await keys.revoke(record.keyId, soon())).toBe(true);
@@ -167,9 +159,9 @@ describe("revoking twice keeps the first revocation time", () => {
 describe("new keys name the stage they are issued for (contract: Keys: format)", () => {
   it("issue and rotate make keys of the given stage, local by default", async () => {
     const keys = new ApiKeyStore(store.db, await store.newTable());
-    const local = await keys.issue("l", undefined, soon());
+    const local = await keys.issue("l", soon());
     expect(local.apiKey).toMatch(/^petstore_local_/);
-    const prod = await keys.issue("p", undefined, soon(), undefined, undefined, { stage: "prod" });
+    const prod = await keys.issue("p", soon(), { stage: "prod" });
     expect(prod.apiKey).toMatch(/^petstore_prod_/);
     const rotated = await keys.rotate(prod.record.keyId, 0, soon(), "prod");
     expect(rotated?.issued.apiKey).toMatch(/^petstore_prod_/);
@@ -182,9 +174,7 @@ describe("new keys name the stage they are issued for (contract: Keys: format)",
 describe("keys update changes only what it is given", () => {
   it("an update naming no change answers the record as it was", async () => {
     const keys = new ApiKeyStore(store.db, await store.newTable());
-    const { record } = await keys.issue("t", undefined, soon(), undefined, undefined, {
-      scopes: ["categories:write"],
-    });
+    const { record } = await keys.issue("t", soon(), { scopes: ["categories:write"] });
     expect(await keys.update(record.keyId, {}, soon())).toEqual(record);
   });
 });
@@ -193,7 +183,7 @@ describe("a rotation's new key copies the old one's settings but not its times o
   it("the new key of a revoked key is not revoked, and the old one expires after the grace", async () => {
     const now = Date.parse("2026-03-01T12:00:00.000Z");
     const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
-    const old = await keys.issue("t", undefined, soon());
+    const old = await keys.issue("t", soon());
     await keys.revoke(old.record.keyId, soon());
     const rotation = await keys.rotate(old.record.keyId, 3_600_000, soon());
     expect(rotation?.issued.record.revokedAt).toBeUndefined();
@@ -206,7 +196,7 @@ describe("a rotation's new key copies the old one's settings but not its times o
   it("an old key due to expire after the grace expires at the grace's end instead", async () => {
     const now = Date.parse("2026-03-01T12:00:00.000Z");
     const keys = new ApiKeyStore(store.db, await store.newTable(), () => now);
-    const old = await keys.issue("t", new Date(now + 30 * 86_400_000), soon());
+    const old = await keys.issue("t", soon(), { expiresAt: new Date(now + 30 * 86_400_000) });
     const rotation = await keys.rotate(old.record.keyId, 3_600_000, soon());
     expect(rotation?.previous.expiresAt).toBe("2026-03-01T13:00:00.000Z");
     expect((await keys.find(hashApiKey(old.apiKey), soon()))?.expiresAt).toBe(
@@ -219,7 +209,7 @@ describe("a rotation's new key copies the old one's settings but not its times o
   it("copies an attribute of another type than string or number without failing", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
-    const old = await keys.issue("t", undefined, soon());
+    const old = await keys.issue("t", soon());
     await store.db.call(
       "UpdateItem",
       {
@@ -258,7 +248,7 @@ describe("a key is found by id however the store pages its answer", () => {
     );
     const issued = [];
     for (const token of tokens)
-      issued.push((await keys.issue(token, undefined, soon(), token)).record);
+      issued.push((await keys.issue(token, soon(), { apiKey: token })).record);
     const last = issued[issued.length - 1];
     if (!last) throw new Error("no key issued");
     expect(await keys.byId(last.keyId, soon())).toEqual(last);
