@@ -108,16 +108,17 @@ async function callerArn(
   credentials: () => Promise<AwsCredentials>,
   endpoint: string | undefined,
 ): Promise<string> {
-  const { GetCallerIdentityCommand, STSClient } = await import("@aws-sdk/client-sts");
-  const sts = new STSClient({ region, ...(endpoint && { endpoint }), credentials, maxAttempts: 1 });
+  let sts: import("@aws-sdk/client-sts").STSClient | undefined;
   try {
+    const { GetCallerIdentityCommand, STSClient } = await import("@aws-sdk/client-sts");
+    sts = new STSClient({ region, ...(endpoint && { endpoint }), credentials, maxAttempts: 1 });
     const abortSignal = AbortSignal.timeout(stageBudgetMs / 2);
     const { Arn } = await sts.send(new GetCallerIdentityCommand({}), { abortSignal });
     return Arn ?? "aws:unknown";
   } catch {
     return "aws:unknown";
   } finally {
-    sts.destroy();
+    sts?.destroy();
   }
 }
 

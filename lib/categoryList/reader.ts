@@ -34,8 +34,9 @@ export class CategoryList {
   }
 
   /**
-   * The counter (last id taken, list version) and the withdrawals recorded since
-   * `withdrawalsSince`: one Query, one read unit while they come to under 4 KB.
+   * Where the store is now, step one of every list: the counter (last id taken, list version)
+   * and the withdrawals recorded since `withdrawalsSince`: one Query, one read unit while they
+   * come to under 4 KB.
    */
   async version(deadline: number): Promise<ListVersion> {
     const readAt = this.#now();

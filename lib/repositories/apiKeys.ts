@@ -150,13 +150,15 @@ export class ApiKeyStore {
       ...(scopes && { scopes: scopeText(scopes) }),
       ...(rateLimit && { rate: rateLimit.rate, burst: rateLimit.burst }),
     };
-    const names = Object.keys(set);
-    if (names.length > 0) {
+    const entries = Object.entries(set);
+    if (entries.length > 0) {
+      // Every attribute through a name placeholder: a later one may be a reserved word.
       await this.#table.update(
         keys.apiKey(keyHash),
         {
-          text: `SET ${names.map((name) => `${name} = :${name}`).join(", ")}`,
-          values: Object.fromEntries(Object.entries(set).map(([name, v]) => [`:${name}`, v])),
+          text: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(", ")}`,
+          names: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+          values: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
         },
         deadline,
       );

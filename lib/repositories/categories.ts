@@ -53,7 +53,10 @@ export class CategoryStore {
     return this.put(await this.nextId(deadline), category, requestId, deadline, keyId);
   }
 
-  /** The put is conditional, so a retried put whose first attempt landed is recognised by its request id. */
+  /**
+   * Stores a category under an id taken from `nextId`. The put is conditional, so a retried put
+   * whose first attempt landed is recognised by its request id.
+   */
   async put(
     id: number,
     category: NewCategory,

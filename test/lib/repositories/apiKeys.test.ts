@@ -96,6 +96,17 @@ describe("an operator sets a key's own rate limit in place (contract: Rate limit
     });
   });
 
+  it("changes scopes and the rate limit together in one call, and nothing else", async () => {
+    const keys = new ApiKeyStore(store.db, await store.newTable());
+    const { apiKey, record } = await keys.issue("both", soon(), {
+      expiresAt: new Date("2031-01-01"),
+    });
+    const changes = { scopes: ["categories:read"], rateLimit: { rate: "5/s", burst: 7 } } as const;
+    const expected = { ...record, scopes: ["categories:read"], rate: "5/s", burst: 7 };
+    expect(await keys.update(record.keyId, changes, soon())).toEqual(expected);
+    expect(await keys.find(hashApiKey(apiKey), soon())).toEqual(expected);
+  });
+
   it("answers nothing and stores nothing when no key has that id", async () => {
     const table = await store.newTable();
     const keys = new ApiKeyStore(store.db, table);
