@@ -53,9 +53,9 @@ export interface StoreMeter {
 const reads = new Set(["GetItem", "Query", "BatchGetItem", "Scan"]);
 const empty = (): Units => ({ writeUnits: 0, readUnits: 0, calls: 0, refusedWrites: 0 });
 
-/** A call on a rate limit bucket (lib/table/schema.ts: RATELIMIT#<keyId>). */
+/** A call on a rate limit bucket (lib/table/schema.ts: RATELIMIT#<keyId>), by its key or item. */
 function isBucketCall(input: Record<string, unknown>): boolean {
-  const key = input.Key as { pk?: { S?: string } } | undefined;
+  const key = (input.Key ?? input.Item) as { pk?: { S?: string } } | undefined;
   return key?.pk?.S?.startsWith("RATELIMIT#") ?? false;
 }
 
