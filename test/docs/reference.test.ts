@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routesOf } from "../../local/template.ts";
-import { buildDocs, docsFile } from "../../scripts/docs.ts";
+import { buildDocs, docsFile } from "../../local/docsPage.ts";
 import { useLocalServer } from "../support/localServer.ts";
 import { loadOpenApi, operationMethods } from "../support/openapiDocument.ts";
 
