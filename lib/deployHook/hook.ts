@@ -61,7 +61,7 @@ export async function preTrafficHook(
 }
 
 /** Succeeded only when every check passed; a Failed report keeps traffic on the old versions. */
-export async function reportOutcomes(
+async function reportOutcomes(
   event: HookEvent,
   outcomes: readonly CheckOutcome[],
   deps: Pick<HookDeps, "report" | "log">,
@@ -82,7 +82,7 @@ export async function reportOutcomes(
 const keyLifetimeMs = 15 * 60 * 1000;
 
 /** Runs every probe against the new versions; revokes the check key whatever happens. */
-export async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOutcome[]> {
+async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOutcome[]> {
   const expiresAt = new Date(deps.now() + keyLifetimeMs);
   const key = await deps.issueKey(`pre-traffic check ${deploymentId}`, expiresAt);
   try {
