@@ -1,11 +1,16 @@
 /**
- * `npm run mutation [-- <file>…] [--record]`: mutation testing (StrykerJS, its vitest runner) over
- * the files of lib/ that decide an answer, or over the ones named. Each mutant is a small change
- * to the code; a test must fail for it ("killed"), or the change would reach callers unnoticed.
- * Reports (HTML and JSON) go to reports/mutation/, outside git. With --record, a run over every
- * deciding file rewrites the summary test/mutation/scores.json (per file: mutants, outcomes, score;
- * the commit, date and wall time of the run), which CI checks (test/mutation/scores.test.ts).
- * Exits 1 when a file is below the threshold.
+ * `npm run mutation [-- <file>… | --changed] [--record]`: mutation testing (StrykerJS, its vitest
+ * runner) over the files of lib/ that decide an answer, the ones named, or (--changed) the ones
+ * whose code differs from what the summary test/mutation/scores.json was measured on. Each mutant
+ * is a small change to the code; a test must fail for it ("killed"), or the change would reach
+ * callers unnoticed. Reports (HTML and JSON) go to reports/mutation/, outside git. With --record,
+ * the run's files (their outcomes, score and the SHA-256 of the code it mutated) replace theirs in
+ * the summary; the other files' stay. Exits 1 when a file of the run is below the threshold.
+ *
+ * CI runs `--changed` (.ci/run): a change that touches no deciding file costs nothing, one that
+ * touches a file costs that file's mutants. `npm test` never runs mutants, and never fails because
+ * a deciding file changed (test/mutation/scores.test.ts checks the summary's bars only). The
+ * weekly workflow re-records every file with --force (.github/workflows/mutation.yml).
  *
  * The suites it runs are vitest.mutation.config.ts's: the in-process ones (see there why).
  */
@@ -77,9 +82,10 @@ export interface FileScore {
 }
 
 export interface Scores {
+  /** The last recorded run's (it may have recorded only some files). */
   readonly commit: string;
   readonly date: string;
-  /** This run's: results it reused from the last run (incremental) took no time in it. */
+  /** The last run's: results it reused from the run before (incremental) took no time in it. */
   readonly wallTimeSeconds: number;
   readonly threshold: number;
   /** Whether the run set static mutants aside (--ignore-static): see each file's setAside. */
@@ -108,6 +114,19 @@ export function changedSince(sources: Readonly<Record<string, string>>): string[
   const now = sourceHashes(decidingFiles);
   return decidingFiles.filter((file) => sources[file] !== now[file]);
 }
+
+/** The committed summary, if there is one. */
+export function readSummary(): Scores | undefined {
+  return existsSync(scoresFile)
+    ? (JSON.parse(readFileSync(scoresFile, "utf8")) as Scores)
+    : undefined;
+}
+
+/** The deciding files' entries of a record, in the list's order (a file no longer listed goes). */
+const inListOrder = <T>(byFile: Readonly<Record<string, T>>): Record<string, T> =>
+  Object.fromEntries(
+    decidingFiles.flatMap((file) => (byFile[file] === undefined ? [] : [[file, byFile[file]]])),
+  );
 
 interface MutantOutcome {
   readonly fileName: string;
@@ -172,12 +191,14 @@ export function scoreProblems(files: Readonly<Record<string, FileScore>>): strin
   return problems;
 }
 
-const usage = `usage: npm run mutation [-- <lib file>…] [--record] [--concurrency <n>]
+const usage = `usage: npm run mutation [-- <lib file>… | --changed] [--record] [--concurrency <n>]
 
 Mutation testing (StrykerJS) over the files of lib/ that decide an answer, or the ones named.
 Reports: ${reportDir}/ (HTML and JSON, outside git).
-  --record          rewrite test/mutation/scores.json (a run over every deciding file only;
-                    with --ignore-static it says so, and how many it set aside per file)
+  --changed         only the deciding files whose code differs from the recorded summary's
+                    (what CI runs; none changed: it says so and exits 0 at once)
+  --record          write the run's files into test/mutation/scores.json, keeping the others
+                    (with --ignore-static it says so, and how many it set aside per file)
   --force           test every mutant (otherwise results of unchanged code and tests are
                     reused from the last run in ${reportDir}/, --record included)
   --ignore-static   skip the mutants in code that runs as a module loads or a suite sets up
@@ -190,6 +211,7 @@ function readRun(argv: string[]) {
     allowPositionals: true,
     options: {
       record: { type: "boolean" },
+      changed: { type: "boolean" },
       force: { type: "boolean" },
       "ignore-static": { type: "boolean" },
       concurrency: { type: "string" },
@@ -202,8 +224,8 @@ function readRun(argv: string[]) {
       throw new UsageError(`${file} is not a deciding file (the list: scripts/mutation.ts)`);
     }
   }
-  if (parsed.values.record === true && parsed.positionals.length > 0) {
-    throw new UsageError("--record needs a run over every deciding file (name none)");
+  if (parsed.values.changed === true && parsed.positionals.length > 0) {
+    throw new UsageError("--changed chooses the files itself (name none)");
   }
   const concurrency = parsed.values.concurrency;
   if (concurrency !== undefined && !/^[1-9]\d*$/.test(concurrency)) {
@@ -215,11 +237,24 @@ function readRun(argv: string[]) {
 async function main(): Promise<number> {
   const parsed = commandLine(() => readRun(process.argv.slice(2)), answersOf("mutation", usage));
   if (typeof parsed === "number") return parsed;
-  const files = parsed.positionals.length > 0 ? parsed.positionals : decidingFiles;
+  const recorded = readSummary();
+  const files =
+    parsed.values.changed === true
+      ? changedSince(recorded?.sources ?? {})
+      : parsed.positionals.length > 0
+        ? parsed.positionals
+        : decidingFiles;
+  if (files.length === 0) {
+    process.stdout.write("mutation: no deciding file changed since the recorded summary\n");
+    return 0;
+  }
+  if (parsed.values.changed === true) {
+    process.stdout.write(`mutation: changed since the record: ${files.join(", ")}\n`);
+  }
   // A few in-process tests read the built bundles (dist/), which a fresh clone does not have.
   await buildFunctions();
   const { Stryker } = await import("@stryker-mutator/core");
-  const sources = sourceHashes(decidingFiles); // the code this run reads
+  const sources = sourceHashes(files); // the code this run reads
   if (parsed.values["ignore-static"] === true) process.env.PETSTORE_MUTATION_ISOLATE = "0";
   const started = performance.now();
   const outcomes = await new Stryker({
@@ -270,8 +305,8 @@ async function main(): Promise<number> {
       wallTimeSeconds,
       threshold,
       ignoreStatic: parsed.values["ignore-static"] === true,
-      files: scores,
-      sources,
+      files: inListOrder({ ...recorded?.files, ...scores }),
+      sources: inListOrder({ ...recorded?.sources, ...sources }),
     };
     mkdirSync(dirname(scoresFile), { recursive: true });
     writeFileSync(scoresFile, `${JSON.stringify(summary, null, 2)}\n`);
