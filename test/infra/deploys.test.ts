@@ -134,6 +134,16 @@ describe("the deploy roles hold only what they use", () => {
     expect(invoke.replace(/^.*:function:/, "")).toBe(hookName.replace(/^\{"Fn::Sub":"/, ""));
   });
 
+  it("CodeDeploy may move exactly the live alias of each function it shifts", () => {
+    const resources: Json[] = asArray(of("CodeDeployRole", "MoveLiveAliases")?.Resource);
+    expect(resources).toEqual(
+      apiFunctions.flatMap((spec) => [
+        { "Fn::GetAtt": [spec.logicalId, "Arn"] },
+        { "Fn::Sub": `\${${spec.logicalId}.Arn}:live` },
+      ]),
+    );
+  });
+
   it("the hook may invoke exactly the new versions (not $LATEST, not the alias)", () => {
     const resources: Json[] = asArray(of("PreTrafficHookRole", "InvokeNewVersions")?.Resource);
     expect(resources).toEqual(apiFunctions.map((spec) => ({ Ref: `${spec.logicalId}.Version` })));

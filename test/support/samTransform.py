@@ -1,6 +1,7 @@
 """Runs the AWS SAM transform on a template once for each set of parameter values given and
 prints the resulting CloudFormation templates as a JSON array, for
-test/infra/samTransform.test.ts.
+test/infra/samTransform.test.ts. The template comes with its Fn::ForEach loops already expanded
+(test/support/samTransform.ts, by local/template.ts).
 
 It uses aws-sam-translator, the library that CloudFormation's AWS::Serverless-2016-10-31
 transform and the SAM CLI are built on. Before it, it does what AWS::LanguageExtensions does for

@@ -3,8 +3,10 @@
  * sets and returns the plain CloudFormation templates, or why it could not.
  */
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
-import { projectRoot, templatePath } from "../../local/template.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadTemplate, projectRoot } from "../../local/template.ts";
 import { stageConfig } from "../../scripts/stages.ts";
 import type { JsonObject } from "./cloudFormation.ts";
 import type { MissingTool } from "./missingTool.ts";
@@ -27,12 +29,18 @@ export interface TransformRun {
 
 export function transformTemplate(parameterSets: readonly Record<string, string>[]): TransformRun {
   const region = stageConfig("staging").region;
-  const child = spawnSync("python3", [helper, templatePath, JSON.stringify(parameterSets)], {
+  // aws-sam-translator alone does not expand Fn::ForEach (CloudFormation's
+  // AWS::LanguageExtensions does, before the SAM transform): it gets the template expanded.
+  const dir = mkdtempSync(join(tmpdir(), "petstore-sam-"));
+  const expanded = join(dir, "template.json");
+  writeFileSync(expanded, JSON.stringify(loadTemplate()));
+  const child = spawnSync("python3", [helper, expanded, JSON.stringify(parameterSets)], {
     encoding: "utf8",
     timeout: 120_000,
     maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, AWS_DEFAULT_REGION: region, AWS_REGION: region },
   });
+  rmSync(dir, { recursive: true, force: true });
   if (child.error) {
     return { missing: { tool: "python3", get: "install Python 3 (apt-get install python3)" } };
   }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { functionsOf } from "../../../local/template.ts";
+import { metricNames, metricsNamespace, metricsService } from "../../../lib/metrics.ts";
 import { stageConfig } from "../../../scripts/stages.ts";
 import type { Json, JsonObject } from "../../support/cloudFormation.ts";
 import { asArray, isObject, refOf, text } from "../../support/cloudFormation.ts";
@@ -118,6 +119,28 @@ describe("every failure the issue names has an alarm", () => {
       expect(alarmsOn("AWS/Lambda", "Throttles", fn)).toHaveLength(1);
     },
   );
+
+  it("requests admitted without their rate limit: lib/metrics' count, summed over every function", () => {
+    const [id = ""] = alarmsOn(metricsNamespace, metricNames.rateLimitFailOpen);
+    const props = template.Resources[id]?.Properties ?? {};
+    const queries = asArray(props.Metrics).filter(isObject);
+    const summed = queries.find((query) => query.ReturnData === true);
+    const read = queries.filter((query) => query.ReturnData === false);
+    expect(text(summed?.Expression ?? null)).toBe(
+      `SUM([${read.map((q) => text(q.Id ?? null)).join(", ")}])`,
+    );
+    expect(metricsOf(template.Resources[id] ?? {})).toEqual(
+      apiFunctions.map((spec) => ({
+        namespace: metricsNamespace,
+        name: metricNames.rateLimitFailOpen,
+        dimensions: [
+          { Name: "service", Value: metricsService },
+          { Name: "stage", Value: { Ref: "Stage" } },
+          { Name: "function", Value: spec.name },
+        ],
+      })),
+    );
+  });
 
   it("concurrent executions near the account's limit", () => {
     expect(alarmsOn("AWS/Lambda", "ConcurrentExecutions")).toHaveLength(1);
