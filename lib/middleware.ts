@@ -244,25 +244,47 @@ export function rateLimitHeaders(): ServiceMiddleware {
   return { after: write, onError: write };
 }
 
-/**
- * Metrics, log, request id, error shaping, response writing, authentication and the rate limit:
- * the envelope of every operation. A handler's scope (requireScope) comes right after it.
- */
-export function authenticatedService(deps: {
+type EnvelopeDeps = {
   readonly logger: RequestLog;
   readonly now: Clock;
   readonly verifier: Authenticator;
   readonly limiter: RateLimiting;
   readonly config: { readonly defaultRateLimit: RateLimit };
   readonly metrics: ServiceMetrics;
-}): ServiceMiddleware[] {
+};
+
+/**
+ * Metrics, log, request id, error shaping, response writing, authentication and the rate limit:
+ * the envelope of every operation. A handler's scope (requireScope) comes right after it.
+ */
+export function authenticatedService(deps: EnvelopeDeps): ServiceMiddleware[] {
+  return [...answerEnvelope(deps), respond(), ...keyCheck(deps)];
+}
+
+/**
+ * The envelope's outer part: metrics, log, request id and the Error shape. The route fallback
+ * (functions/routeFallback/) composes it with keyCheck as authenticatedService does, with headers
+ * of its own on every answer (`answerHeaders`: its onError runs once the Error shape is in
+ * place) and without the response writer (it only ever answers errors, and its bundle stays
+ * without the compression code).
+ */
+export function answerEnvelope(
+  deps: EnvelopeDeps,
+  answerHeaders?: ServiceMiddleware,
+): ServiceMiddleware[] {
   return [
     deps.metrics.middleware(),
     requestLog(deps.logger, deps.now),
     requestIdHeader(),
+    ...(answerHeaders ? [answerHeaders] : []),
     rateLimitHeaders(),
     errorResponse(deps.metrics),
-    respond(),
+  ];
+}
+
+/** The envelope's inner part: the key, then its rate limit. */
+export function keyCheck(deps: EnvelopeDeps): ServiceMiddleware[] {
+  return [
     authorize(deps.verifier, deps.now),
     rateLimit(deps.limiter, deps.config.defaultRateLimit, deps.metrics, deps.now),
   ];

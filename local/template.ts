@@ -7,6 +7,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Tags } from "yaml";
 import { parse } from "yaml";
+import type { RouteTable } from "../lib/routes.ts";
+import { routeTableOf } from "../lib/routes.ts";
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const templatePath = resolve(projectRoot, "infra/template.yaml");
@@ -210,6 +212,16 @@ export function functionsOf(template: Template = loadTemplate()): FunctionSpec[]
         routeKeys,
       };
     });
+}
+
+/**
+ * The routes the functions serve, `$default` aside, by path (lib/routes.ts): what the route
+ * fallback tells 404 from 405 with. scripts/build.ts injects it into the bundles.
+ */
+export function servedRoutes(functions: readonly FunctionSpec[] = functionsOf()): RouteTable {
+  return routeTableOf(
+    functions.flatMap((spec) => spec.routeKeys).filter((routeKey) => routeKey !== "$default"),
+  );
 }
 
 /** Every route key the template declares, with the function serving it. */

@@ -7,9 +7,14 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { build } from "esbuild";
 import type { BuildOptions } from "esbuild";
-import { routeTableOf } from "../lib/routes.ts";
 import type { FunctionSpec } from "../local/template.ts";
-import { functionsOf, projectRoot, routesOf, templatePath } from "../local/template.ts";
+import {
+  functionsOf,
+  projectRoot,
+  routesOf,
+  servedRoutes,
+  templatePath,
+} from "../local/template.ts";
 import { optionsOrExit } from "./lib/args.ts";
 
 /** How every Lambda bundle is built; the benchmark builds its comparison handlers the same way. */
@@ -34,9 +39,6 @@ export const lambdaBundleOptions = {
 /** The esbuild options of each function's bundle (also used by `npm run dev`'s watch). */
 export function functionBuilds(): { name: string; outfile: string; options: BuildOptions }[] {
   const functions = functionsOf();
-  const servedRoutes = functions
-    .flatMap((spec) => spec.routeKeys)
-    .filter((key) => key !== "$default");
   // The template's facts a bundle needs at run time, where the template cannot be read.
   const routeFunctions = Object.fromEntries(
     [...routesOf(functions)].map(([routeKey, spec]) => [routeKey, spec.name]),
@@ -53,7 +55,7 @@ export function functionBuilds(): { name: string; outfile: string; options: Buil
         metafile: true,
         define: {
           __PETSTORE_FUNCTION__: JSON.stringify(spec.name),
-          __PETSTORE_ROUTES__: JSON.stringify(routeTableOf(servedRoutes)),
+          __PETSTORE_ROUTES__: JSON.stringify(servedRoutes(functions)),
           __PETSTORE_FUNCTIONS__: JSON.stringify(routeFunctions),
         },
       },

@@ -1,5 +1,7 @@
 import middy from "@middy/core";
 import type { CreateCategoryDeps } from "./deps.ts";
+import { createCategoryDeps } from "./deps.ts";
+import type { DepsOptions } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
 import { jsonRequestBody } from "../../lib/http/jsonBody.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
@@ -49,4 +51,9 @@ export function createCategoryHandler(deps: CreateCategoryDeps): ServiceHandler 
       else deps.metrics.count("categoriesCreated");
       return { statusCode: 201, data: category };
     });
+}
+
+/** The function as its index.ts and the tests build it (test/functions/harness.ts). */
+export function build(options: DepsOptions): ServiceHandler {
+  return createCategoryHandler(createCategoryDeps(options));
 }

@@ -1,6 +1,8 @@
 import middy from "@middy/core";
 import { listVersion } from "../../lib/categoryList/cache.ts";
 import type { ListCategoriesDeps } from "./deps.ts";
+import { listCategoriesDeps } from "./deps.ts";
+import type { DepsOptions } from "../../lib/deps.ts";
 import { isNotModified } from "../../lib/http/conditional.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
@@ -23,4 +25,9 @@ export function listCategoriesHandler(deps: ListCategoriesDeps): ServiceHandler 
       deps.metrics.count("listSize", data.length);
       return { statusCode: 200, data, version };
     });
+}
+
+/** The function as its index.ts and the tests build it (test/functions/harness.ts). */
+export function build(options: DepsOptions): ServiceHandler {
+  return listCategoriesHandler(listCategoriesDeps(options));
 }

@@ -1,5 +1,6 @@
 import middy from "@middy/core";
-import type { ServiceDeps } from "../../lib/deps.ts";
+import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
+import { createServiceParts } from "../../lib/deps.ts";
 import { errors } from "../../lib/errors.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type {
@@ -8,41 +9,20 @@ import type {
   ServiceMiddleware,
   ServiceResult,
 } from "../../lib/middleware.ts";
-import {
-  authorize,
-  errorResponse,
-  isHttpResponse,
-  requestIdHeader,
-  rateLimit,
-  rateLimitHeaders,
-  requestLog,
-} from "../../lib/middleware.ts";
+import { answerEnvelope, isHttpResponse, keyCheck } from "../../lib/middleware.ts";
 import type { RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
 /**
- * Everything the two operations do not serve: API Gateway's `$default` route (404 / 405) and
+ * Everything the operations do not serve: API Gateway's `$default` route (404 / 405) and
  * the routes the interface names without specifying (501, after authentication; the pets route
- * 410 once its sunset date has passed).
+ * 410 once its sunset date has passed). The envelope is the operations' (lib/middleware.ts).
  */
 export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
-    .use(deps.metrics.middleware())
-    .use(requestLog(deps.logger, deps.now))
-    .use(requestIdHeader())
-    .use(routeHeaders(deps))
-    .use(rateLimitHeaders())
-    .use(errorResponse(deps.metrics))
-    .before((request) => {
-      if (request.event.routeKey !== "$default") return;
-      const { rawPath, requestContext } = request.event;
-      const decision = decideFallback(routes, rawPath, requestContext.http.method);
-      throw decision.kind === "not_found"
-        ? errors.notFound()
-        : errors.methodNotAllowed(decision.path, decision.allow);
-    })
-    .use(authorize(deps.verifier, deps.now))
-    .use(rateLimit(deps.limiter, deps.config.defaultRateLimit, deps.metrics, deps.now))
+    .use(answerEnvelope(deps, routeHeaders(deps)))
+    .use(unknownRoutes(routes))
+    .use(keyCheck(deps))
     .handler<HttpEvent, HttpResponse>((event) => {
       if (event.routeKey === petsRoute) {
         const { petsSunsetAt } = deps.config;
@@ -52,6 +32,25 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
       }
       throw errors.notImplemented("the store orders API");
     });
+}
+
+/** The function as its index.ts and the tests build it: the shared parts are all it uses. */
+export function build(options: DepsOptions, routes: RouteTable): ServiceHandler {
+  return routeFallbackHandler(createServiceParts(options), routes);
+}
+
+/** `$default`: 404, or 405 with Allow when the path is served with other methods; no key needed. */
+function unknownRoutes(routes: RouteTable): ServiceMiddleware {
+  return {
+    before: (request) => {
+      if (request.event.routeKey !== "$default") return;
+      const { rawPath, requestContext } = request.event;
+      const decision = decideFallback(routes, rawPath, requestContext.http.method);
+      throw decision.kind === "not_found"
+        ? errors.notFound()
+        : errors.methodNotAllowed(decision.path, decision.allow);
+    },
+  };
 }
 
 const petsRoute = "GET /v1/pets/{petId}";

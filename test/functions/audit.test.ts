@@ -4,8 +4,6 @@
  * update, revoke) is stored in the stage's table with who made it and when.
  */
 import { describe, expect, it } from "vitest";
-import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
-import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import { KeyEventStore } from "../../lib/repositories/keyEvents.ts";
 import { Table } from "../../lib/table/table.ts";
@@ -13,8 +11,6 @@ import { keys } from "../../lib/table/schema.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
 import { soon } from "../support/dynamo.ts";
 import { loadEvent, useHarness } from "./harness.ts";
-import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
-import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
 
 const harness = useHarness();
 
@@ -32,10 +28,7 @@ describe("a stored category records who created it and in which request, never a
     const event = loadEvent("create-ok.json");
     if (idempotencyKey) event.headers["idempotency-key"] = idempotencyKey;
     const before = Date.now();
-    const { response } = await harness.invoke(
-      createCategoryHandler(harness.deps(createCategoryDeps)),
-      event,
-    );
+    const { response } = await harness.invoke(await harness.handler("createCategory"), event);
     expect(response.statusCode).toBe(201);
     const created = JSON.parse(response.body) as { id: number };
     const { db, tableName } = harness.table();
@@ -48,7 +41,7 @@ describe("a stored category records who created it and in which request, never a
     // Neither the create's answer nor the list shows them.
     expect(Object.keys(created).sort()).toEqual(["description", "id", "name"]);
     const listed = await harness.invoke(
-      listCategoriesHandler(harness.deps(listCategoriesDeps)),
+      await harness.handler("listCategories"),
       loadEvent("list-ok.json"),
     );
     expect(listed.response.body).not.toMatch(/keyId|requestId|createdAt/);

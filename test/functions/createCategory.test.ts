@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
-import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import {
   expectContractHeaders,
@@ -12,10 +10,7 @@ import {
 
 const harness = useHarness();
 const create = async (event: HttpEvent) => {
-  const invocation = await harness.invoke(
-    createCategoryHandler(harness.deps(createCategoryDeps)),
-    event,
-  );
+  const invocation = await harness.invoke(await harness.handler("createCategory"), event);
   expectOneLogLine(invocation, event);
   return invocation;
 };

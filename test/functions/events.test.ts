@@ -1,14 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
-import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
-import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
-import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
-import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
-import { createServiceParts } from "../../lib/deps.ts";
-import type { ServiceHandler } from "../../lib/middleware.ts";
-import { pathMatches, routeTableOf } from "../../lib/routes.ts";
+import { pathMatches } from "../../lib/routes.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
 import { routesOf } from "../../local/template.ts";
 import { eventsDir, expectOneLogLine, loadEvent, useHarness } from "./harness.ts";
@@ -91,20 +84,11 @@ describe("every sample event is an API Gateway HTTP API payload 2.0 event", () =
 
 describe("every sample event gets the status the README documents from the function it names", () => {
   const harness = useHarness();
-  const routes = routeTableOf([...templateRoutes.keys()].filter((key) => key !== "$default"));
-  // Each function's handler on its own wiring, as its index.ts builds it.
-  const factories: Record<string, () => ServiceHandler> = {
-    listCategories: () => listCategoriesHandler(harness.deps(listCategoriesDeps)),
-    createCategory: () => createCategoryHandler(harness.deps(createCategoryDeps)),
-    routeFallback: () => routeFallbackHandler(harness.deps(createServiceParts), routes),
-  };
-
   it.each(documented)("$file → $functionName → $status", async ({ file, functionName, status }) => {
     const event = loadEvent(file);
     expect(templateRoutes.get(event.routeKey)?.name).toBe(functionName);
-    const factory = factories[functionName];
-    if (!factory) throw new Error(`no handler factory for ${functionName}`);
-    const invocation = await harness.invoke(factory(), event, functionName);
+    const handler = await harness.handler(functionName);
+    const invocation = await harness.invoke(handler, event, functionName);
     expect(invocation.response.statusCode).toBe(status);
     expectOneLogLine(invocation, event);
   });

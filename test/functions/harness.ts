@@ -24,6 +24,7 @@ import {
   unthrottled,
 } from "../../local/functionEnv.ts";
 import { projectRoot } from "../../local/template.ts";
+import { buildHandler } from "../support/handlers.ts";
 import { divertEmfLines } from "../support/emf.ts";
 
 export const eventsDir = resolve(projectRoot, "events");
@@ -50,6 +51,15 @@ export interface Harness {
     extraEnv?: Record<string, string>,
     options?: Partial<Omit<DepsOptions, "env" | "sink">>,
   ): Deps;
+  /**
+   * The function `name` of infra/template.yaml as its index.ts builds it (functions/<name>/
+   * handler.ts's `build`), wired to the current test's table and log.
+   */
+  handler(
+    name: string,
+    extraEnv?: Record<string, string>,
+    options?: Partial<Omit<DepsOptions, "env" | "sink">>,
+  ): Promise<ServiceHandler>;
   invoke(handler: ServiceHandler, event: HttpEvent, functionName?: string): Promise<Invocation>;
   /** The categories in the store, read directly. */
   stored(): Promise<Category[]>;
@@ -95,17 +105,21 @@ export function useHarness(): Harness {
     await dynamo?.close();
   });
 
+  const deps: Harness["deps"] = (wire, extraEnv = {}, options = {}) =>
+    wire({
+      operation: "test",
+      ...options,
+      env: { ...localFunctionEnv(started().endpoint, tableName), ...unthrottled, ...extraEnv },
+      sink: (line) => {
+        logLines.push(line);
+      },
+    });
+
   return {
     logLines,
-    deps: (wire, extraEnv = {}, options = {}) =>
-      wire({
-        operation: "test",
-        ...options,
-        env: { ...localFunctionEnv(started().endpoint, tableName), ...unthrottled, ...extraEnv },
-        sink: (line) => {
-          logLines.push(line);
-        },
-      }),
+    deps,
+    handler: (name, extraEnv, options) =>
+      buildHandler(name, (build) => deps(build, extraEnv, options)),
     invoke: async (handler, event, functionName = "test") => {
       const before = logLines.length;
       const context = lambdaContext(functionName, 10);

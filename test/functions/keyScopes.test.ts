@@ -5,24 +5,15 @@
  * need only a valid key.
  */
 import { describe, expect, it } from "vitest";
-import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
-import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
-import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
-import { routeTableOf } from "../../lib/routes.ts";
 import type { Scope } from "../../lib/scopes.ts";
 import { Table } from "../../lib/table/table.ts";
 import { keys } from "../../lib/table/schema.ts";
-import { routesOf } from "../../local/template.ts";
 import { soon } from "../support/dynamo.ts";
 import { expectContractHeaders, expectOneLogLine, loadEvent, useHarness } from "./harness.ts";
-import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
-import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
-import { createServiceParts } from "../../lib/deps.ts";
 
 const harness = useHarness();
-const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
 
 const challenge = (scope: Scope): string =>
   `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"`;
@@ -41,20 +32,14 @@ function withKey(name: string, key: string): HttpEvent {
 
 async function list(key: string) {
   const event = withKey("list-ok.json", key);
-  const invocation = await harness.invoke(
-    listCategoriesHandler(harness.deps(listCategoriesDeps)),
-    event,
-  );
+  const invocation = await harness.invoke(await harness.handler("listCategories"), event);
   expectOneLogLine(invocation, event);
   return invocation.response;
 }
 
 async function create(key: string, name = "create-ok.json") {
   const event = withKey(name, key);
-  const invocation = await harness.invoke(
-    createCategoryHandler(harness.deps(createCategoryDeps)),
-    event,
-  );
+  const invocation = await harness.invoke(await harness.handler("createCategory"), event);
   expectOneLogLine(invocation, event);
   return invocation.response;
 }
@@ -118,10 +103,7 @@ describe("the 501 routes need only a valid key, whatever its scopes", () => {
       const key = await keyWith(scopes);
       for (const name of ["pets-get.json", "store-orders.json"]) {
         const event = withKey(name, key);
-        const invocation = await harness.invoke(
-          routeFallbackHandler(harness.deps(createServiceParts), routes),
-          event,
-        );
+        const invocation = await harness.invoke(await harness.handler("routeFallback"), event);
         expect(invocation.response).toBeApiError(501, "not_implemented");
       }
     },

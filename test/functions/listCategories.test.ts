@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
-import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
 import {
@@ -14,10 +12,7 @@ import {
 
 const harness = useHarness();
 const list = async (event: HttpEvent) => {
-  const invocation = await harness.invoke(
-    listCategoriesHandler(harness.deps(listCategoriesDeps)),
-    event,
-  );
+  const invocation = await harness.invoke(await harness.handler("listCategories"), event);
   expectOneLogLine(invocation, event);
   return invocation;
 };

@@ -4,8 +4,6 @@
  * coding; If-None-Match naming the current tag gets 304 with no body; other answers stay no-store.
  */
 import { describe, expect, it } from "vitest";
-import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
-import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
 import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
@@ -23,8 +21,7 @@ const list = async (
 const create = async (name: string) => {
   const event: HttpEvent = loadEvent("create-ok.json");
   event.body = JSON.stringify({ name });
-  return (await harness.invoke(createCategoryHandler(harness.deps(createCategoryDeps)), event))
-    .response;
+  return (await harness.invoke(await harness.handler("createCategory"), event)).response;
 };
 
 describe("a list's 200 is cacheable, always revalidated, and tagged per version and coding", () => {
@@ -89,10 +86,7 @@ describe("If-None-Match with the current tag answers 304 with no body", () => {
   it("checks the key first: a request without one is 401 whatever it names", async () => {
     const event = loadEvent("list-no-key.json");
     event.headers["if-none-match"] = "*";
-    const { response } = await harness.invoke(
-      listCategoriesHandler(harness.deps(listCategoriesDeps)),
-      event,
-    );
+    const { response } = await harness.invoke(await harness.handler("listCategories"), event);
     expect(response.statusCode).toBe(401);
     expect(response.headers["cache-control"]).toBe("no-store");
   });

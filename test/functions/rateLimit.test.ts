@@ -4,8 +4,6 @@
  * record, no write for the request), and the answer is the contract's, documented by openapi.yaml.
  */
 import { describe, expect, it } from "vitest";
-import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
-import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import {
   isRateLimitLease,
@@ -32,7 +30,7 @@ function create(name: string, idempotencyKey: string): HttpEvent {
 
 describe("over the limit, a create does nothing but answer 429", () => {
   it("no category, no idempotency record, no write; a fresh container's refused lease writes nothing either", async () => {
-    const handler = createCategoryHandler(harness.deps(createCategoryDeps, limit));
+    const handler = await harness.handler("createCategory", limit);
     const before = (await harness.stored()).length;
     for (const key of ["first", "second"]) {
       expect((await harness.invoke(handler, create(key, key))).response.statusCode).toBe(201);
@@ -55,7 +53,7 @@ describe("over the limit, a create does nothing but answer 429", () => {
     });
 
     // Another container has not looked yet: its lease is refused by the bucket's condition.
-    const fresh = createCategoryHandler(harness.deps(createCategoryDeps, limit));
+    const fresh = await harness.handler("createCategory", limit);
     const elsewhere = await harness.invoke(fresh, create("fourth", "third"));
     expect(elsewhere.response).toBeApiError(429, "rate_limited");
     expect(

@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
-import { createServiceParts } from "../../lib/deps.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
-import { routeTableOf } from "../../lib/routes.ts";
-import { routesOf } from "../../local/template.ts";
 import {
   expectContractHeaders,
   expectNoSecrets,
@@ -14,12 +10,8 @@ import {
 
 const harness = useHarness();
 // As scripts/build.ts injects them: every route key the template declares but $default.
-const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
 const fallback = async (event: HttpEvent, env: Record<string, string> = {}) => {
-  const invocation = await harness.invoke(
-    routeFallbackHandler(harness.deps(createServiceParts, env), routes),
-    event,
-  );
+  const invocation = await harness.invoke(await harness.handler("routeFallback", env), event);
   expectOneLogLine(invocation, event);
   return invocation;
 };

@@ -4,15 +4,10 @@
  * with its Deprecation and Sunset headers. Time is the container's one injected clock.
  */
 import { describe, expect, it } from "vitest";
-import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { routeTableOf } from "../../lib/routes.ts";
-import { routesOf } from "../../local/template.ts";
 import { expectContractHeaders, expectOneLogLine, loadEvent, useHarness } from "./harness.ts";
-import { createServiceParts } from "../../lib/deps.ts";
 
 const harness = useHarness();
-const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
 const hour = 3_600_000;
 const sunset = new Date(Math.ceil((Date.now() + 24 * hour) / 1000) * 1000);
 
@@ -20,10 +15,14 @@ const sunset = new Date(Math.ceil((Date.now() + 24 * hour) / 1000) * 1000);
 async function petsAt(offset: number, withKey = true) {
   // Held still, so that "1 ms before" stays before while the request runs.
   const now: Clock = () => sunset.getTime() + offset;
-  const deps = harness.deps(createServiceParts, { PETS_SUNSET_AT: sunset.toISOString() }, { now });
+  const fallback = await harness.handler(
+    "routeFallback",
+    { PETS_SUNSET_AT: sunset.toISOString() },
+    { now },
+  );
   const event = loadEvent("pets-get.json");
   if (!withKey) delete event.headers.authorization;
-  const invocation = await harness.invoke(routeFallbackHandler(deps, routes), event);
+  const invocation = await harness.invoke(fallback, event);
   expectOneLogLine(invocation, event);
   return invocation.response;
 }
@@ -52,10 +51,7 @@ describe("the pets route answers 501 until its sunset and 410 gone from then on"
 
   it("never answers 410 when no sunset is configured", async () => {
     const event = loadEvent("pets-get.json");
-    const invocation = await harness.invoke(
-      routeFallbackHandler(harness.deps(createServiceParts), routes),
-      event,
-    );
+    const invocation = await harness.invoke(await harness.handler("routeFallback"), event);
     expect(invocation.response).toBeApiError(501, "not_implemented");
     expect(invocation.response.headers).not.toHaveProperty("sunset");
   });

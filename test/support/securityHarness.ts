@@ -21,6 +21,7 @@ import { isRateLimitLease, startRecordingProxy } from "./recordingDynamoProxy.ts
 
 export { isRateLimitLease };
 import { divertEmfLines } from "./emf.ts";
+import { buildHandler } from "./handlers.ts";
 
 /** Operations that change the table. */
 export const writeOperations = new Set([
@@ -47,6 +48,8 @@ export interface SecurityHarness {
   readonly calls: () => readonly RecordedCall[];
   /** A function's real wiring on the embedded store through the proxy; extra env on request. */
   deps<Deps>(wire: (options: DepsOptions) => Deps, extraEnv?: Record<string, string>): Deps;
+  /** The function `name` of the template, as its index.ts builds it, on this wiring. */
+  handler(name: string, extraEnv?: Record<string, string>): Promise<ServiceHandler>;
   invoke(handler: ServiceHandler, event: HttpEvent): Promise<SecurityInvocation>;
   /** The categories in the store, read directly (not through the proxy). */
   stored(): Promise<Category[]>;
@@ -84,22 +87,25 @@ export function useSecurityHarness(): SecurityHarness {
     await dynamo?.close();
   });
 
+  const deps: SecurityHarness["deps"] = (wire, extraEnv = {}) =>
+    wire({
+      operation: "security",
+      env: {
+        ...localFunctionEnv(started().proxy.endpoint, tableName),
+        ...unthrottled,
+        ...extraEnv,
+      },
+      sink: (line) => {
+        logLines.push(line);
+      },
+    });
+
   return {
     validKey,
     logLines,
     calls: () => started().proxy.calls,
-    deps: (wire, extraEnv = {}) =>
-      wire({
-        operation: "security",
-        env: {
-          ...localFunctionEnv(started().proxy.endpoint, tableName),
-          ...unthrottled,
-          ...extraEnv,
-        },
-        sink: (line) => {
-          logLines.push(line);
-        },
-      }),
+    deps,
+    handler: (name, extraEnv) => buildHandler(name, (build) => deps(build, extraEnv)),
     invoke: async (handler, event) => {
       const { proxy: recording } = started();
       invocations += 1;

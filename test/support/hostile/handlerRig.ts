@@ -6,18 +6,10 @@
  * line per invocation, none holding the key or its hash.
  */
 import { afterAll, beforeAll, expect } from "vitest";
-import { createCategoryDeps } from "../../../functions/createCategory/deps.ts";
-import { createCategoryHandler } from "../../../functions/createCategory/handler.ts";
-import { listCategoriesDeps } from "../../../functions/listCategories/deps.ts";
-import { listCategoriesHandler } from "../../../functions/listCategories/handler.ts";
-import { routeFallbackHandler } from "../../../functions/routeFallback/handler.ts";
-import { createServiceParts } from "../../../lib/deps.ts";
 import type { HttpEvent } from "../../../lib/http/message.ts";
 import type { ServiceHandler } from "../../../lib/middleware.ts";
 import { hashApiKey } from "../../../lib/repositories/apiKeys.ts";
 import type { Category } from "../../../lib/category.ts";
-import { routeTableOf } from "../../../lib/routes.ts";
-import { routesOf } from "../../../local/template.ts";
 import { bodyText } from "../../functions/harness.ts";
 import type { SecurityHarness, SecurityInvocation } from "../securityHarness.ts";
 import { useSecurityHarness } from "../securityHarness.ts";
@@ -57,7 +49,6 @@ export function useHostileHandlers(): HostileHandlers {
   const harness = useSecurityHarness();
   const key = harness.validKey;
   const keySecrets = [key, hashApiKey(key), sha256(key)];
-  const routes = routeTableOf([...routesOf().keys()].filter((route) => route !== "$default"));
   const answered201 = new Map<number, Category>();
   let casesRun = 0;
   let handlers: Record<"create" | "list" | "fallback", ServiceHandler> | undefined;
@@ -82,9 +73,9 @@ export function useHostileHandlers(): HostileHandlers {
 
   beforeAll(async () => {
     handlers = {
-      create: createCategoryHandler(harness.deps(createCategoryDeps)),
-      list: listCategoriesHandler(harness.deps(listCategoriesDeps)),
-      fallback: routeFallbackHandler(harness.deps(createServiceParts), routes),
+      create: await harness.handler("createCategory"),
+      list: await harness.handler("listCategories"),
+      fallback: await harness.handler("routeFallback"),
     };
     // A few categories with long descriptions, so that lists are long enough to be compressed.
     for (let i = 0; i < 20; i++) {
