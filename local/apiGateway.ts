@@ -1,7 +1,7 @@
 /**
  * What API Gateway (HTTP API, payload format 2.0) does between an HTTP client and a Lambda:
- * build the event (lower-cased headers, base64 for non-text bodies, route key and path
- * parameters), invoke, and turn the result back into an HTTP response, including the 500
+ * read the request into the event (lower-cased headers, base64 for non-text bodies; the event
+ * itself is lib/http/gatewayEvent.ts's, with the route key and path parameters), invoke, and turn the result back into an HTTP response, including the 500
  * `{"message":"Internal Server Error"}` it answers when a function throws or returns too much.
  */
 import { isUtf8 } from "node:buffer";
@@ -12,6 +12,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
+import { decodedPath, gatewayEvent } from "../lib/http/gatewayEvent.ts";
 
 /** API Gateway passes these as text; anything else (or no Content-Type) arrives base64-encoded. */
 function isTextMediaType(contentType: string | undefined): boolean {
@@ -42,16 +43,8 @@ export function parseTarget(requestUrl: string): RequestTarget {
   return {
     rawPath,
     rawQueryString: question === -1 ? "" : requestUrl.slice(question + 1),
-    decodedPath: rawPath.startsWith("/") ? decoded(rawPath) : undefined,
+    decodedPath: decodedPath(rawPath),
   };
-}
-
-function decoded(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -63,11 +56,12 @@ export function gatewayRequestId(): string {
   return randomBytes(11).toString("base64");
 }
 
+/** The event for a request as it arrived (lib/http/gatewayEvent.ts builds it). */
 export function toEvent(
   request: IncomingMessage,
   body: Buffer,
   target: RequestTarget,
-  route: { routeKey: string; pattern: string | undefined },
+  routeKey: string,
   requestId: string = gatewayRequestId(),
 ): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
@@ -78,66 +72,23 @@ export function toEvent(
     if (name === "cookie") cookies.push(...value.split(";").map((c) => c.trim()));
     else headers[name] = name in headers ? `${headers[name] ?? ""},${value}` : value;
   }
-  const query: Record<string, string> = {};
-  for (const [key, value] of new URLSearchParams(target.rawQueryString))
-    query[key] = key in query ? `${query[key] ?? ""},${value}` : value;
-  const pathParameters =
-    route.pattern && target.decodedPath !== undefined
-      ? pathParametersOf(route.pattern, target.decodedPath)
-      : undefined;
   // Bytes that are not UTF-8 cannot be handed over as a text string without loss, so they go
   // base64 whatever their declared type; the function can then refuse them (invalid_json).
   const base64 = body.length > 0 && (!isTextMediaType(headers["content-type"]) || !isUtf8(body));
-  const now = new Date();
-  return {
-    version: "2.0",
-    routeKey: route.routeKey,
+  return gatewayEvent({
+    method: request.method ?? "GET",
     rawPath: target.rawPath,
     rawQueryString: target.rawQueryString,
     headers,
-    ...(cookies.length > 0 && { cookies }),
-    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
-    ...(pathParameters && { pathParameters }),
-    requestContext: {
-      accountId: "local",
-      apiId: "local",
-      domainName: headers.host ?? "localhost",
-      domainPrefix: (headers.host ?? "localhost").split(".")[0] ?? "localhost",
-      http: {
-        method: request.method ?? "GET",
-        path: target.rawPath,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? "127.0.0.1",
-        userAgent: headers["user-agent"] ?? "",
-      },
-      requestId,
-      routeKey: route.routeKey,
-      stage: "$default",
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-    },
-    ...(body.length > 0 && {
-      body: base64 ? body.toString("base64") : body.toString("utf8"),
-    }),
+    cookies,
+    ...(body.length > 0 && { body: base64 ? body.toString("base64") : body.toString("utf8") }),
     isBase64Encoded: base64,
-  };
-}
-
-/**
- * Parameters from the once-decoded path. API Gateway decodes a parameter's value once more
- * before handing it over (so `%252F` arrives as `/`); a value that does not decode again is
- * passed as it is.
- */
-function pathParametersOf(pattern: string, path: string): Record<string, string> | undefined {
-  const names = pattern.split("/");
-  const values = path.split("/");
-  const parameters: Record<string, string> = {};
-  names.forEach((segment, index) => {
-    const match = /^\{([^}]+)\}$/.exec(segment);
-    const value = values[index] ?? "";
-    if (match?.[1]) parameters[match[1]] = decoded(value) ?? value;
+    routeKey,
+    requestId,
+    timeEpoch: Date.now(),
+    sourceIp: request.socket.remoteAddress ?? "127.0.0.1",
+    protocol: `HTTP/${request.httpVersion}`,
   });
-  return Object.keys(parameters).length > 0 ? parameters : undefined;
 }
 
 export function lambdaContext(functionName: string, timeoutSeconds: number): Context {

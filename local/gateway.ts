@@ -83,16 +83,7 @@ function routing(
       };
       return { answer };
     }
-    const event = toEvent(
-      request,
-      body,
-      target,
-      {
-        routeKey: route?.routeKey ?? "$default",
-        pattern: route?.pattern,
-      },
-      requestId,
-    );
+    const event = toEvent(request, body, target, route?.routeKey ?? "$default", requestId);
     const outcome = await host.invoke(event);
     if (outcome.ok) return { answer: fromResult(outcome.result), requestId };
     // A function that throws is a Lambda invocation error: API Gateway answers its own 500.

@@ -9,7 +9,7 @@
  * The key never appears in the hook's log lines.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { gatewayEvent } from "./gatewayEvent.ts";
+import { gatewayEvent } from "../http/gatewayEvent.ts";
 import type { Answer, Probe } from "./probes.ts";
 import { CheckFailed, probes } from "./probes.ts";
 import type { RouteFunctions } from "./targets.ts";
@@ -105,13 +105,21 @@ async function runProbe(
   const routeKey = routeKeyOf(deps.routes, probe.method, probe.path);
   const target = deps.routes[routeKey] ?? `no function serves ${routeKey}`;
   const version = deps.versions[target] ?? target;
-  const event = gatewayEvent(
-    probe,
+  const event = gatewayEvent({
+    method: probe.method,
+    rawPath: probe.path,
+    headers: {
+      host: "pre-traffic-check.invalid",
+      "user-agent": "petstore-pre-traffic-hook",
+      ...(probe.withKey && { authorization: `Bearer ${apiKey}` }),
+      ...(probe.body !== undefined && { "content-type": "application/json" }),
+    },
+    ...(probe.body !== undefined && { body: probe.body }),
     routeKey,
-    probe.withKey ? apiKey : undefined,
     requestId,
-    deps.now(),
-  );
+    timeEpoch: deps.now(),
+    apiId: "pre-traffic-hook",
+  });
   try {
     if (!(target in deps.versions)) throw new CheckFailed("no new version to check");
     const { payload, functionError } = await deps.invoke(version, event);

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { pathMatches } from "../../lib/routes.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
 import { routesOf } from "../../local/template.ts";
+import { gatewayEvent } from "../../lib/http/gatewayEvent.ts";
 import { eventsDir, expectOneLogLine, loadEvent, useHarness } from "./harness.ts";
 
 const eventFiles = readdirSync(eventsDir)
@@ -77,8 +78,19 @@ describe("every sample event is an API Gateway HTTP API payload 2.0 event", () =
       const [method, pattern = ""] = event.routeKey.split(" ");
       expect(context.http.method).toBe(method);
       expect(pathMatches(pattern, event.rawPath)).toBe(true);
-      expect(event.pathParameters !== undefined).toBe(pattern.includes("{"));
     }
+    // Query and path parameters as API Gateway derives them from the request (lib/http/).
+    const derived = gatewayEvent({
+      method: context.http.method,
+      rawPath: event.rawPath,
+      rawQueryString: event.rawQueryString,
+      headers: {},
+      routeKey: event.routeKey,
+      requestId: context.requestId,
+      timeEpoch: context.timeEpoch,
+    });
+    expect(event.pathParameters).toEqual(derived.pathParameters);
+    expect(event.queryStringParameters).toEqual(derived.queryStringParameters);
   });
 });
 

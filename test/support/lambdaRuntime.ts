@@ -9,6 +9,7 @@ import { cpSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { expect } from "vitest";
+import { gatewayEvent as apiGatewayEvent } from "../../lib/http/gatewayEvent.ts";
 import type { FunctionSpec } from "../../local/template.ts";
 
 /** What the runtime does for an ESM handler, then one invocation; prints a JSON report. */
@@ -35,30 +36,22 @@ process.stdout.write("REPORT " + JSON.stringify(report) + "\\n");
 export function gatewayEvent(routeKey: string, authorization?: string): string {
   const [method = "GET", pattern = "/v1/not-a-route"] =
     routeKey === "$default" ? ["GET", "/v1/not-a-route"] : routeKey.split(" ");
-  const path = pattern.replaceAll(/\{[^}]+\}/g, "1");
-  return JSON.stringify({
-    version: "2.0",
-    routeKey,
-    rawPath: path,
-    rawQueryString: "",
-    headers: {
-      host: "example.execute-api.eu-west-1.amazonaws.com",
-      ...(authorization !== undefined && { authorization }),
-    },
-    requestContext: {
-      accountId: "000000000000",
-      apiId: "example",
-      domainName: "example.execute-api.eu-west-1.amazonaws.com",
-      domainPrefix: "example",
-      http: { method, path, protocol: "HTTP/1.1", sourceIp: "192.0.2.1", userAgent: "test" },
-      requestId: "bundle-test",
+  return JSON.stringify(
+    apiGatewayEvent({
+      method,
+      rawPath: pattern.replaceAll(/\{[^}]+\}/g, "1"),
+      headers: {
+        host: "example.execute-api.eu-west-1.amazonaws.com",
+        "user-agent": "test",
+        ...(authorization !== undefined && { authorization }),
+      },
       routeKey,
-      stage: "$default",
-      time: new Date().toUTCString(),
+      requestId: "bundle-test",
       timeEpoch: Date.now(),
-    },
-    isBase64Encoded: false,
-  });
+      sourceIp: "192.0.2.1",
+      apiId: "example",
+    }),
+  );
 }
 
 export interface BundleReport {
