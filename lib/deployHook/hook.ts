@@ -11,7 +11,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { gatewayEvent } from "../http/gatewayEvent.ts";
 import type { Answer, Probe } from "./probes.ts";
-import { CheckFailed, probes } from "./probes.ts";
+import { CheckFailed, probesFor } from "./probes.ts";
 import type { RouteFunctions } from "./targets.ts";
 import { routeKeyOf } from "./targets.ts";
 
@@ -87,7 +87,7 @@ async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOut
   const key = await deps.issueKey(`pre-traffic check ${deploymentId}`, expiresAt);
   try {
     const outcomes: CheckOutcome[] = [];
-    for (const [index, probe] of probes.entries()) {
+    for (const [index, probe] of probesFor(deps.routes).entries()) {
       outcomes.push(await runProbe(deps, probe, key.apiKey, `${deploymentId}-${index}`));
     }
     return outcomes;

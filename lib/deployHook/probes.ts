@@ -1,7 +1,11 @@
 /**
- * The pre-traffic hook's five requests and what each answer must be. Each only reads: none
- * creates, changes or deletes anything (the invalid create stops at validation, before any write).
+ * The pre-traffic hook's requests and what each answer must be. Each only reads: none creates,
+ * changes or deletes anything (the invalid create stops at validation, before any write). Every
+ * operation gets one without its own code here: each route a function of its own serves must
+ * refuse a request without a key (probesFor, from the template's routes), so each new version is
+ * invoked at least once.
  */
+import type { RouteFunctions } from "./targets.ts";
 /** A function's answer, headers lower-cased and the body parsed from JSON. */
 export interface Answer {
   readonly statusCode: number;
@@ -39,7 +43,8 @@ function refusal(check: string, request: Request, status: number, code: string):
   };
 }
 
-export const probes: readonly Probe[] = [
+/** The checks that read what an operation answers, beside the derived ones. */
+const answers: readonly Probe[] = [
   {
     check: "GET /v1/categories with a valid key answers 200 and a JSON array",
     ...list,
@@ -49,12 +54,6 @@ export const probes: readonly Probe[] = [
       if (!Array.isArray(answer.body)) throw new CheckFailed("the body is not a JSON array");
     },
   },
-  refusal(
-    "GET /v1/categories without a key answers 401 unauthorized",
-    { ...list, withKey: false },
-    401,
-    "unauthorized",
-  ),
   // Validation comes after the key check and before any write: the table is only read.
   refusal(
     "POST /v1/categories with a valid key and no name answers 400 invalid_body",
@@ -63,18 +62,37 @@ export const probes: readonly Probe[] = [
     "invalid_body",
   ),
   refusal(
-    "POST /v1/categories without a key answers 401 unauthorized",
-    { ...create, withKey: false, body: '{"name":"never stored"}' },
-    401,
-    "unauthorized",
-  ),
-  refusal(
     "an unknown route answers 404 not_found",
     { method: "GET", path: "/v1/pre-traffic-check-no-such-route", withKey: true },
     404,
     "not_found",
   ),
 ];
+
+/**
+ * The probes for these routes: the answers above, and for each route served by a function other
+ * than the fallback (`$default`'s), a request without a key, which must be refused with 401.
+ */
+export function probesFor(routes: RouteFunctions): Probe[] {
+  const keyless = Object.entries(routes)
+    .filter(([routeKey, name]) => routeKey !== "$default" && name !== routes.$default)
+    .map(([routeKey]) => {
+      const [method = "", pattern = ""] = routeKey.split(" ");
+      const request: Request = {
+        method,
+        path: pattern.replaceAll(/\{[^}]+\}/g, "1"),
+        withKey: false,
+        ...(method === "POST" && { body: '{"name":"never stored"}' }),
+      };
+      return refusal(
+        `${routeKey} without a key answers 401 unauthorized`,
+        request,
+        401,
+        "unauthorized",
+      );
+    });
+  return [...answers, ...keyless];
+}
 
 function expectStatus(answer: Answer, status: number): void {
   if (answer.statusCode !== status) {
