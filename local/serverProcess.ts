@@ -12,8 +12,10 @@ import { projectRoot } from "./template.ts";
 export interface RunningServer {
   readonly baseUrl: string;
   readonly apiKey: string;
-  /** Every request log line so far (stdout without the EMF lines). */
+  /** Every request log line so far (stdout without the EMF and Lambda's own lines). */
   readonly logLines: string[];
+  /** Lambda's START, END and REPORT lines so far, as JSON (local/lambdaLines.ts). */
+  readonly platformLines: string[];
   /** Every EMF line so far (CloudWatch metrics, one JSON document per line). */
   readonly metricLines: string[];
   /** Everything written to stderr so far. */
@@ -48,13 +50,16 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
   });
   const logLines: string[] = [];
   const metricLines: string[] = [];
+  const platformLines: string[] = [];
   let stdoutRest = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     const lines = (stdoutRest + chunk).split("\n");
     stdoutRest = lines.pop() ?? "";
     for (const line of lines) {
-      if (line.length > 0) (isEmfLine(line) ? metricLines : logLines).push(line);
+      if (line.length === 0) continue;
+      if (isPlatformLine(line)) platformLines.push(line);
+      else (isEmfLine(line) ? metricLines : logLines).push(line);
     }
   });
   const ready = new Promise<{ baseUrl: string; apiKey: string }>((resolveReady, reject) => {
@@ -74,6 +79,7 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
     apiKey,
     logLines,
     metricLines,
+    platformLines,
     stderr: () => stderr,
     stop: () => stopChild(child),
   };
@@ -85,6 +91,11 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
  */
 export function isEmfLine(line: string): boolean {
   return line.startsWith('{"_aws":');
+}
+
+/** Lambda's own line in the JSON format: `{"time":…,"type":"platform.…"` (local/lambdaLines.ts). */
+export function isPlatformLine(line: string): boolean {
+  return /^\{"time":"[^"]*","type":"platform\./.test(line);
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
