@@ -17,7 +17,7 @@ import { Worker } from "node:worker_threads";
 import type { FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
 import { serializeError } from "./functionProtocol.ts";
 import type { Report } from "./lambdaLines.ts";
-import { endLines, startLine } from "./lambdaLines.ts";
+import { endLines, initLine, startLine } from "./lambdaLines.ts";
 import type { FunctionSpec } from "./template.ts";
 
 /** A function's concurrency when the template reserves none (Lambda's is the account's 1,000). */
@@ -279,13 +279,21 @@ export class FunctionPool {
       : { ok: false, failure: settled.failure, error: settled.error, report };
   }
 
-  /** Starts containers until `count` (at most the concurrency) are alive; the first init error. */
+  /**
+   * Starts containers until `count` (at most the concurrency) are alive, ahead of traffic: their
+   * init is reported now, not with their first invocation. The first init error, if any.
+   */
   async warm(count = this.#options.warm ?? 1): Promise<FunctionError | undefined> {
     const started = Array.from({ length: Math.min(count, this.concurrency) - this.size }, () =>
       this.#start(),
     );
     const errors = await Promise.all(started.map((container) => container.initialised));
-    for (const container of started) this.#release(container);
+    for (const container of started) {
+      if (this.#options.lambdaLines && container.initMs !== undefined)
+        this.#output.stdout(`${initLine(this.spec.logFormat, container.initMs)}\n`);
+      container.initMs = undefined;
+      this.#release(container);
+    }
     return errors.find((error) => error !== undefined);
   }
 

@@ -26,6 +26,22 @@ export function startLine(format: Format, requestId: string): string {
   return record("platform.start", { requestId, version: "$LATEST" });
 }
 
+/**
+ * A container started ahead of traffic (`warm`, like provisioned concurrency) reports its init
+ * when it is ready, and its first invocation has no Init Duration.
+ */
+export function initLine(format: Format, initMs: number): string {
+  if (format === "Text")
+    return `INIT_REPORT Init Duration: ${initMs.toFixed(2)} ms\tPhase: init\tStatus: success`;
+  const metrics = { durationMs: round(initMs) };
+  return record("platform.initReport", {
+    initializationType: "provisioned-concurrency",
+    phase: "init",
+    status: "success",
+    metrics,
+  });
+}
+
 /** END and REPORT (after Lambda's timeout line, in Text). */
 export function endLines(format: Format, spec: FunctionSpec, report: Report): string[] {
   const { requestId, durationMs, initMs, maxMemoryMb, status, errorType } = report;
