@@ -61,14 +61,8 @@ export interface PoolOptions {
   readonly warm?: number | undefined;
 }
 
-type Settled =
-  | { readonly ok: true; readonly result: unknown; readonly memoryMb?: number }
-  | {
-      readonly ok: false;
-      readonly failure: Failure;
-      readonly error: FunctionError;
-      readonly memoryMb?: number;
-    };
+/** An invocation's end as its container tells it, with the heap it had then. */
+type Settled = Omit<Outcome, "report"> & { readonly memoryMb?: number };
 
 class Container {
   readonly id: number;

@@ -108,9 +108,10 @@ function routing(
     // answer is {"message":"Internal Server Error"}, the cause only in $context.integrationErrorMessage
     // (docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-lambda.html),
     // throttling named among its causes (repost.aws/knowledge-center/api-gateway-internal-server-error).
-    process.stderr.write(
-      `${host.spec.name} invocation failed: ${outcome.error.name}: ${outcome.error.message}\n`,
-    );
+    if (outcome.failure !== "throttled")
+      process.stderr.write(
+        `${host.spec.name} invocation failed: ${outcome.error.name}: ${outcome.error.message}\n`,
+      );
     return { answer: gatewayError, requestId, note };
   };
 }
