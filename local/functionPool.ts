@@ -29,10 +29,10 @@ export const defaultConcurrency = 10;
 export const defaultIdleMs = 10 * 60_000;
 
 export type Failure = "error" | "timeout" | "out-of-memory" | "throttled";
-export type Outcome = (
+type Ended =
   | { readonly ok: true; readonly result: unknown }
-  | { readonly ok: false; readonly failure: Failure; readonly error: FunctionError }
-) & {
+  | { readonly ok: false; readonly failure: Failure; readonly error: FunctionError };
+export type Outcome = Ended & {
   /** What REPORT says of the invocation; none when throttled (no container ran it). */
   readonly report?: Report;
 };
@@ -62,7 +62,7 @@ export interface PoolOptions {
 }
 
 /** An invocation's end as its container tells it, with the heap it had then. */
-type Settled = Omit<Outcome, "report"> & { readonly memoryMb?: number };
+type Settled = Ended & { readonly memoryMb?: number };
 
 class Container {
   readonly id: number;
