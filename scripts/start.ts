@@ -7,9 +7,9 @@
  * .data/dynamodb-local). Every mistake ends in one line saying what to do.
  *
  * Each function runs in a pool of containers as Lambda runs it (local/functionPool.ts, docs/local.md):
- * `--concurrency N` (the functions the template reserves none for), `--warm N` containers kept
- * ready; LOCAL_CONCURRENCY_OVERFLOW=queue makes a request wait for a container rather than be
- * throttled (the project's tools set it). `npm start` passes `--build`: the command line is read
+ * `--concurrency N` (or LOCAL_CONCURRENCY; the functions the template reserves none for),
+ * `--warm N` containers kept ready; LOCAL_CONCURRENCY_OVERFLOW=queue makes a request wait for a
+ * container rather than be throttled (the project's tools set both). `npm start` passes `--build`: the command line is read
  * first, so `--help` and a mistake answer before anything is built.
  *
  * Also used by `npm run dev` (scripts/dev.ts), which reloads the functions after each rebuild.
@@ -45,7 +45,8 @@ const usageOf = (command: StartCommand): string => `usage: ${
   env: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data/dynamodb), DYNAMODB_ENDPOINT,
        PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000), PETSTORE_STORE (dynalite|dynamodb-local),
        LOG_FORMAT (text: one line per request; json: the functions' raw log and EMF lines and
-       Lambda's START/END/REPORT lines), LOCAL_CONCURRENCY_OVERFLOW (throttle|queue)
+       Lambda's START/END/REPORT lines), LOCAL_CONCURRENCY (as --concurrency),
+       LOCAL_CONCURRENCY_OVERFLOW (throttle|queue)
   the API reference is served at /docs`;
 
 let command: StartCommand = "npm start";
@@ -108,12 +109,13 @@ export function readStart(name: StartCommand, argv: readonly string[]): StartSet
   return settings(process.env, flags, overrides);
 }
 
-/** A `--name N` flag's whole number from `least` on, or the default. */
+/** A `--name N` flag's (or a variable's) whole number from `least` on, or the default. */
 function count(name: string, value: string | undefined, least: number): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
+  const what = name.toUpperCase() === name ? name : `--${name}`;
   if (!Number.isSafeInteger(parsed) || parsed < least)
-    refuse(`--${name} takes a whole number from ${least} on, not "${value}"`);
+    refuse(`${what} takes a whole number from ${least} on, not "${value}"`);
   return parsed;
 }
 
@@ -132,7 +134,9 @@ function settings(
   if (given !== "throttle" && given !== "queue")
     refuse(`LOCAL_CONCURRENCY_OVERFLOW must be throttle or queue, not "${given}"`);
   const pool: LocalServerOptions["pool"] = {
-    concurrency: count("concurrency", flags.concurrency, 1),
+    concurrency:
+      count("concurrency", flags.concurrency, 1) ??
+      count("LOCAL_CONCURRENCY", env.LOCAL_CONCURRENCY || undefined, 1),
     warm: count("warm", flags.warm, 1),
     overflow: given === "queue" ? "queue" : "throttle",
   };

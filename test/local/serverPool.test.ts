@@ -8,8 +8,11 @@ import { describe, expect, it } from "vitest";
 import { defaultConcurrency } from "../../local/functionPool.ts";
 import { useLocalServer } from "../support/localServer.ts";
 
-// Throttled past the concurrency, as Lambda is (the tools' servers queue instead).
-const server = useLocalServer({ env: { LOCAL_CONCURRENCY_OVERFLOW: "throttle" } });
+// The local default concurrency, throttled past it as Lambda is (the tools' servers queue
+// instead, at 4 containers a function: local/functionEnv.ts).
+const server = useLocalServer({
+  env: { LOCAL_CONCURRENCY: "", LOCAL_CONCURRENCY_OVERFLOW: "throttle" },
+});
 
 interface Platform {
   readonly type: string;
