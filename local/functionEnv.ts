@@ -26,15 +26,7 @@ export function localFunctionEnv(
 /**
  * A rate limit no local workload reaches, for the project's own tools (load, bench, tests) that
  * measure the service rather than its limits: they set it explicitly, so that nothing of theirs is
- * throttled by accident. `npm start`'s key gets the local default instead (lib/config.ts). For the
- * same reason a request finding every container of a function busy waits for one rather than be
- * throttled (LOCAL_CONCURRENCY_OVERFLOW, read by scripts/start.ts), and a function has at most 4
- * containers (LOCAL_CONCURRENCY): still several, so what shows only across containers shows in
- * the tests, but few enough for 2 cores, where every container is a thread and a cold start.
+ * throttled by accident. `npm start`'s key gets the local default instead (lib/config.ts).
+ * (Their servers' containers: local/serverProcess.ts.)
  */
-export const unthrottled = {
-  RATE_LIMIT: "1000000/s",
-  RATE_LIMIT_BURST: "4000000",
-  LOCAL_CONCURRENCY: "4",
-  LOCAL_CONCURRENCY_OVERFLOW: "queue",
-} as const;
+export const unthrottled = { RATE_LIMIT: "1000000/s", RATE_LIMIT_BURST: "4000000" } as const;

@@ -42,6 +42,12 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
       PORT: "0",
       // The raw lines (the request log, the EMF metrics) that logLines and metricLines hold.
       LOG_FORMAT: "json",
+      // The tools measure the service, not Lambda's limits: a request finding every container
+      // busy waits for one rather than be throttled, and a function has at most 4 containers,
+      // still several (what shows only across containers shows in the tests) but few enough for
+      // 2 cores, where each is a thread and a cold start (docs/local.md).
+      LOCAL_CONCURRENCY: "4",
+      LOCAL_CONCURRENCY_OVERFLOW: "queue",
       ...(options.dataDir && { DATA_DIR: options.dataDir }),
       ...(options.apiKey && { PETSTORE_API_KEY: options.apiKey }),
       ...options.env,
