@@ -25,7 +25,8 @@ export function localFunctionEnv(
 
 /**
  * A rate limit no local workload reaches, for the project's own tools (load, bench, tests) that
- * measure the service rather than its limit: they set it explicitly, so that nothing of theirs is
+ * measure the service rather than its limits: they set it explicitly, so that nothing of theirs is
  * throttled by accident. `npm start`'s key gets the local default instead (lib/config.ts).
+ * (Their servers' containers: local/serverProcess.ts.)
  */
 export const unthrottled = { RATE_LIMIT: "1000000/s", RATE_LIMIT_BURST: "4000000" } as const;

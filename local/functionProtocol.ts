@@ -1,9 +1,10 @@
-/** The messages between local/functionHost.ts and local/functionWorker.ts. */
+/** The messages between local/functionPool.ts and its containers (local/functionWorker.ts). */
 export interface WorkerSetup {
   readonly bundleUrl: string;
   readonly handlerExport: string;
   readonly functionName: string;
   readonly timeoutSeconds: number;
+  readonly memorySize: number;
 }
 
 /** An error as Lambda reports it to a synchronous caller. */
@@ -13,8 +14,9 @@ export interface FunctionError {
   readonly stack: string;
 }
 
+/** One invocation: a container is sent the next only once it has answered this one. */
 export interface ToWorker {
-  readonly id: number;
+  readonly requestId: string;
   readonly event: unknown;
 }
 
@@ -22,8 +24,8 @@ export type FromWorker =
   | { readonly type: "ready" }
   | { readonly type: "init-error"; readonly error: FunctionError }
   | { readonly type: "stdout" | "stderr"; readonly text: string }
-  | { readonly type: "result"; readonly id: number; readonly result: unknown }
-  | { readonly type: "error"; readonly id: number; readonly error: FunctionError };
+  | { readonly type: "result"; readonly result: unknown; readonly memoryMb: number }
+  | { readonly type: "error"; readonly error: FunctionError; readonly memoryMb: number };
 
 export function serializeError(error: unknown): FunctionError {
   const thrown = error instanceof Error ? error : new Error(String(error));

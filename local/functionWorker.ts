@@ -1,11 +1,12 @@
 /**
- * One Lambda "container" for the local server and `npm run invoke`: a worker thread that imports
- * one function bundle with its own environment (the Worker's `env`, so the host process's
- * `process.env` is never touched) and runs invocations sent by local/functionHost.ts.
+ * One Lambda "container" (execution environment) for local/functionPool.ts: a worker thread that
+ * imports one function bundle with its own environment (the Worker's `env`, so the host process's
+ * `process.env` is never touched) and runs the invocations the pool sends it, one at a time.
  *
  * The function's stdout and stderr travel over the same port as its results, so a request's log
  * line always reaches the host's stdout before the host answers the request.
  */
+import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Handler } from "aws-lambda";
 import { lambdaContext } from "./apiGateway.ts";
@@ -38,7 +39,7 @@ try {
   handler = exported as Handler;
   post({ type: "ready" });
 } catch (error) {
-  // As in Lambda, a failed init fails every invocation of this container with the same error.
+  // The pool ends a container whose init failed; the next invocation starts a new one, as Lambda does.
   initError = serializeError(error);
   post({ type: "init-error", error: initError });
 }
@@ -47,16 +48,26 @@ port.on("message", (message: ToWorker) => {
   void invoke(message);
 });
 
-async function invoke({ id, event }: ToWorker): Promise<void> {
+/** This isolate's heap, for REPORT's Max Memory Used (the host's RSS is every container's). */
+function memoryMb(): number {
+  const heap = getHeapStatistics();
+  return Math.ceil((heap.total_heap_size + heap.external_memory) / 2 ** 20);
+}
+
+async function invoke({ requestId, event }: ToWorker): Promise<void> {
   if (!handler) {
-    post({ type: "error", id, error: initError ?? serializeError("no handler") });
+    post({ type: "error", error: initError ?? serializeError("no handler"), memoryMb: memoryMb() });
     return;
   }
   try {
-    const context = lambdaContext(setup.functionName, setup.timeoutSeconds);
+    const context = {
+      ...lambdaContext(setup.functionName, setup.timeoutSeconds),
+      awsRequestId: requestId,
+      memoryLimitInMB: String(setup.memorySize),
+    };
     const result: unknown = await handler(event, context, () => undefined);
-    post({ type: "result", id, result });
+    post({ type: "result", result, memoryMb: memoryMb() });
   } catch (error) {
-    post({ type: "error", id, error: serializeError(error) });
+    post({ type: "error", error: serializeError(error), memoryMb: memoryMb() });
   }
 }

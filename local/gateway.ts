@@ -8,7 +8,7 @@ import { pathMatches } from "../lib/routes.ts";
 import { fromResult, gatewayError, parseTarget, toEvent } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";
 import { docsAnswer, isDocsPath } from "./docsPage.ts";
-import type { FunctionHost } from "./functionHost.ts";
+import type { FunctionPool, Outcome } from "./functionPool.ts";
 import { routesOf } from "./template.ts";
 
 /** What the gateway did with one request, for the terminal's line (local/requestLines.ts). */
@@ -19,6 +19,8 @@ export interface Handled {
   readonly ms: number;
   /** The request id the gateway gave the event; undefined when no function ran (/docs). */
   readonly requestId: string | undefined;
+  /** What the terminal adds: a cold start, a throttle, a timeout, an out-of-memory. */
+  readonly note?: string | undefined;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface Handled {
  * `handled` hears of every request once answered.
  */
 export function gatewayTo(
-  hosts: ReadonlyMap<string, FunctionHost>,
+  hosts: ReadonlyMap<string, FunctionPool>,
   handled?: (request: Handled) => void,
 ): (request: IncomingMessage, body: Buffer, requestId: string) => Promise<HttpAnswer> {
   const route = routing(hosts);
@@ -41,18 +43,19 @@ export function gatewayTo(
       status: answered.answer.status,
       ms: performance.now() - started,
       requestId: answered.requestId,
+      note: answered.note,
     });
     return answered.answer;
   };
 }
 
 function routing(
-  hosts: ReadonlyMap<string, FunctionHost>,
+  hosts: ReadonlyMap<string, FunctionPool>,
 ): (
   request: IncomingMessage,
   body: Buffer,
   requestId: string,
-) => Promise<{ answer: HttpAnswer; requestId?: string | undefined }> {
+) => Promise<{ answer: HttpAnswer; requestId?: string | undefined; note?: string | undefined }> {
   const routeTable = routesOf();
   const routes = [...routeTable.entries()]
     .filter(([key]) => key !== "$default")
@@ -85,9 +88,27 @@ function routing(
     }
     const event = toEvent(request, body, target, route?.routeKey ?? "$default", requestId);
     const outcome = await host.invoke(event);
-    if (outcome.ok) return { answer: fromResult(outcome.result), requestId };
-    // A function that throws is a Lambda invocation error: API Gateway answers its own 500.
-    process.stderr.write(`${host.spec.name} invocation failed: ${outcome.error.message}\n`);
-    return { answer: gatewayError, requestId };
+    const note = noteOf(outcome);
+    if (outcome.ok) return { answer: fromResult(outcome.result), requestId, note };
+    // Every failed invocation is API Gateway's own 500 {"message":"Internal Server Error"}: a
+    // function that throws, times out (Lambda ends it at its Timeout, well inside the HTTP API's
+    // 30 s integration timeout) or runs out of memory is a function error, and a throttle is
+    // Lambda refusing the invocation (429 TooManyRequestsException to API Gateway). "API Gateway
+    // treats all invocation and function errors as internal errors"
+    // (docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html); for an HTTP API the
+    // answer is {"message":"Internal Server Error"}, the cause only in $context.integrationErrorMessage
+    // (docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-lambda.html),
+    // throttling named among its causes (repost.aws/knowledge-center/api-gateway-internal-server-error).
+    if (outcome.failure !== "throttled")
+      process.stderr.write(
+        `${host.spec.name} invocation failed: ${outcome.error.name}: ${outcome.error.message}\n`,
+      );
+    return { answer: gatewayError, requestId, note };
   };
+}
+
+function noteOf(outcome: Outcome): string | undefined {
+  if (!outcome.ok && outcome.failure !== "error") return `(${outcome.failure})`;
+  const initMs = outcome.report?.initMs;
+  return initMs === undefined ? undefined : `(cold start ${Math.round(initMs)} ms)`;
 }

@@ -3,10 +3,10 @@
  * `GET /v1/categories 200 4 ms <request id>`, written by the gateway once it has answered; the
  * functions' own lines (the JSON request log, the EMF metrics) are left out, except an ERROR
  * line's `detail`, which follows its request's line. LOG_FORMAT=json prints the functions'
- * lines as they are, as CloudWatch receives them, and nothing else (the tests and
- * `npm run load` read them).
+ * lines as they are, with Lambda's START, END and REPORT lines (local/lambdaLines.ts), as
+ * CloudWatch receives them, and nothing else (the tests and `npm run load` read them).
  */
-import type { FunctionOutput } from "./functionHost.ts";
+import type { FunctionOutput } from "./functionPool.ts";
 import type { Handled } from "./gateway.ts";
 
 export const logFormats = ["text", "json"] as const;
@@ -19,12 +19,16 @@ export function logFormatOf(env: Readonly<Record<string, string | undefined>>): 
   throw new Error(`LOG_FORMAT must be text or json, not "${value}"`);
 }
 
-/** One request as the terminal shows it: `GET /v1/categories 200 4.2 ms <request id>`. */
+/**
+ * One request as the terminal shows it: `GET /v1/categories 200 4.2 ms <request id>`, and what
+ * Lambda did apart from running it: `(cold start 180 ms)`, `(throttled)`, `(timeout)`,
+ * `(out-of-memory)`.
+ */
 export function requestLine(handled: Handled): string {
-  const { method, path, status, ms, requestId } = handled;
+  const { method, path, status, ms, requestId, note } = handled;
   const shown = path.length > 100 ? `${path.slice(0, 100)}…` : path;
   const time = ms < 10 ? ms.toFixed(1) : String(Math.round(ms));
-  return `${method} ${shown} ${status} ${time} ms ${requestId ?? "-"}`;
+  return `${method} ${shown} ${status} ${time} ms ${requestId ?? "-"}${note ? ` ${note}` : ""}`;
 }
 
 /**

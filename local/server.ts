@@ -1,13 +1,15 @@
 /**
  * The local stand-in for API Gateway + Lambda: an HTTP server that routes requests by the
  * template's route keys to the built bundles in dist/ (the same files `sam deploy` ships), each
- * run in its own container (local/functionHost.ts), over the embedded DynamoDB store.
+ * function run by a pool of containers as Lambda runs it (local/functionPool.ts), over the
+ * embedded DynamoDB store.
  */
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { ensureTable, localClient, startEmbeddedDynamo, storeEngineOf } from "./embeddedDynamo.ts";
 import type { EmbeddedDynamo, StoreEngine } from "./embeddedDynamo.ts";
-import { FunctionHost, processOutput } from "./functionHost.ts";
+import { FunctionPool, processOutput } from "./functionPool.ts";
+import type { PoolOptions } from "./functionPool.ts";
 import { localFunctionEnv } from "./functionEnv.ts";
 import { gatewayTo } from "./gateway.ts";
 import type { Handled } from "./gateway.ts";
@@ -51,6 +53,8 @@ export interface LocalServerOptions {
    * (the default here), the functions' own log and EMF lines as they are.
    */
   readonly logFormat?: LogFormat;
+  /** The pools' settings: concurrency, overflow, idle time, containers kept warm. */
+  readonly pool?: Omit<PoolOptions, "output" | "lambdaLines">;
 }
 
 export interface LocalServer {
@@ -89,19 +93,22 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const output = text ? quietFunctionOutput(processOutput) : processOutput;
     // The functions behind routes: the pre-traffic hook (none) is never reached through the gateway.
     const served = functionsOf().filter((spec) => spec.routeKeys.length > 0);
-    const hosts = new Map(
-      served.map((spec) => [spec.name, new FunctionHost(spec, envOf(spec.logicalId), output)]),
+    const pools = new Map(
+      served.map((spec) => {
+        const settings = { ...options.pool, output, lambdaLines: !text };
+        return [spec.name, new FunctionPool(spec, envOf(spec.logicalId), settings)];
+      }),
     );
     cleanup.push(async () => {
-      await Promise.all([...hosts.values()].map((host) => host.close()));
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
     });
-    await assertInitialised([...hosts.values()]);
+    await assertInitialised([...pools.values()]);
 
     const printLine = (handled: Handled): void => {
       process.stdout.write(`${requestLine(handled)}\n`);
     };
     const server = createFront(
-      gatewayTo(hosts, text ? printLine : undefined),
+      gatewayTo(pools, text ? printLine : undefined),
       options.requestTimeoutMs,
     );
     await listen(server, options.port ?? 3000, options.host ?? "127.0.0.1");
@@ -125,7 +132,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       logFormat: options.logFormat ?? "json",
       dynamoEndpoint: dynamo.endpoint,
       reload: async () => {
-        await Promise.all([...hosts.values()].map((host) => host.reload()));
+        await Promise.all([...pools.values()].map((pool) => pool.reload()));
       },
       close: undo,
     };
@@ -162,12 +169,13 @@ async function prepareStore(endpoint: string, options: LocalServerOptions): Prom
   }
 }
 
-async function assertInitialised(hosts: readonly FunctionHost[]): Promise<void> {
-  for (const host of hosts) {
-    const error = await host.initialised();
+/** One container of each function started (or `--warm N`): a bundle that does not load stops the start. */
+async function assertInitialised(pools: readonly FunctionPool[]): Promise<void> {
+  for (const pool of pools) {
+    const error = await pool.warm();
     if (error) {
       throw new LocalStartError(
-        `${host.spec.name} failed to start: ${error.message} (run npm run build?)`,
+        `${pool.spec.name} failed to start: ${error.message} (run npm run build?)`,
       );
     }
   }

@@ -12,8 +12,10 @@ import { projectRoot } from "./template.ts";
 export interface RunningServer {
   readonly baseUrl: string;
   readonly apiKey: string;
-  /** Every request log line so far (stdout without the EMF lines). */
+  /** Every request log line so far (stdout without the EMF and Lambda's own lines). */
   readonly logLines: string[];
+  /** Lambda's START, END and REPORT lines so far, as JSON (local/lambdaLines.ts). */
+  readonly platformLines: string[];
   /** Every EMF line so far (CloudWatch metrics, one JSON document per line). */
   readonly metricLines: string[];
   /** Everything written to stderr so far. */
@@ -40,6 +42,12 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
       PORT: "0",
       // The raw lines (the request log, the EMF metrics) that logLines and metricLines hold.
       LOG_FORMAT: "json",
+      // The tools measure the service, not Lambda's limits: a request finding every container
+      // busy waits for one rather than be throttled, and a function has at most 4 containers,
+      // still several (what shows only across containers shows in the tests) but few enough for
+      // 2 cores, where each is a thread and a cold start (docs/local.md).
+      LOCAL_CONCURRENCY: "4",
+      LOCAL_CONCURRENCY_OVERFLOW: "queue",
       ...(options.dataDir && { DATA_DIR: options.dataDir }),
       ...(options.apiKey && { PETSTORE_API_KEY: options.apiKey }),
       ...options.env,
@@ -48,13 +56,16 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
   });
   const logLines: string[] = [];
   const metricLines: string[] = [];
+  const platformLines: string[] = [];
   let stdoutRest = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     const lines = (stdoutRest + chunk).split("\n");
     stdoutRest = lines.pop() ?? "";
     for (const line of lines) {
-      if (line.length > 0) (isEmfLine(line) ? metricLines : logLines).push(line);
+      if (line.length === 0) continue;
+      if (isPlatformLine(line)) platformLines.push(line);
+      else (isEmfLine(line) ? metricLines : logLines).push(line);
     }
   });
   const ready = new Promise<{ baseUrl: string; apiKey: string }>((resolveReady, reject) => {
@@ -74,6 +85,7 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
     apiKey,
     logLines,
     metricLines,
+    platformLines,
     stderr: () => stderr,
     stop: () => stopChild(child),
   };
@@ -85,6 +97,11 @@ export async function spawnLocalServer(options: ServerOptions = {}): Promise<Run
  */
 export function isEmfLine(line: string): boolean {
   return line.startsWith('{"_aws":');
+}
+
+/** Lambda's own line in the JSON format: `{"time":…,"type":"platform.…"` (local/lambdaLines.ts). */
+export function isPlatformLine(line: string): boolean {
+  return /^\{"time":"[^"]*","type":"platform\./.test(line);
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -179,6 +179,12 @@ export interface FunctionSpec {
   readonly handlerFile: string;
   readonly handlerExport: string;
   readonly timeoutSeconds: number;
+  /** MemorySize in MB (Lambda's default 128): bounds each container's heap (local/functionPool.ts). */
+  readonly memorySize: number;
+  /** ReservedConcurrentExecutions, when the template sets it: the most containers at once. */
+  readonly reservedConcurrency: number | undefined;
+  /** LoggingConfig.LogFormat: the form of Lambda's START/END/REPORT lines. */
+  readonly logFormat: "Text" | "JSON";
   /** Route keys as API Gateway names them: "GET /v1/categories", or "$default". */
   readonly routeKeys: readonly string[];
 }
@@ -209,6 +215,15 @@ export function functionsOf(template: Template = loadTemplate()): FunctionSpec[]
         handlerFile: `${file}.mjs`,
         handlerExport: exportName,
         timeoutSeconds: Number(props.Timeout ?? 3),
+        memorySize: Number(props.MemorySize ?? 128),
+        reservedConcurrency:
+          props.ReservedConcurrentExecutions === undefined
+            ? undefined
+            : Number(props.ReservedConcurrentExecutions),
+        logFormat:
+          (props.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === "JSON"
+            ? ("JSON" as const)
+            : ("Text" as const),
         routeKeys,
       };
     });

@@ -1,7 +1,10 @@
 /**
- * `npm run invoke -- <function> <event.json> [--seed N]`: runs one built function on one API
- * Gateway event, like `sam local invoke -e`, against the embedded store (in memory) or
- * DYNAMODB_ENDPOINT. The function's log lines and then its result go to stdout; exit 0 on a
+ * `npm run invoke -- <function> <event.json> [--seed N] [--warm N]`: runs one built function on
+ * one API Gateway event, like `sam local invoke -e`, on the local server's runtime (a container of
+ * local/functionPool.ts, its Timeout and MemorySize enforced), against the embedded store (in
+ * memory) or DYNAMODB_ENDPOINT. Lambda's START line, the function's log lines, END and REPORT
+ * (with its Init Duration: the invocation is a cold start, unless `--warm N` started N containers
+ * first), in the function's LogFormat, and then its result go to stdout; exit 0 on a
  * result, 1 when the function fails at init or throws (printed as Lambda reports it) or the store
  * cannot be prepared, 2 on bad usage.
  *
@@ -15,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../lib/repositories/categories.ts";
-import { FunctionHost } from "../local/functionHost.ts";
+import { FunctionPool } from "../local/functionPool.ts";
 import type { FunctionError } from "../local/functionProtocol.ts";
 import { ensureTable, localClient } from "../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
@@ -28,17 +31,23 @@ import { buildFunctions, bundleIsStale } from "./build.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 
 const functions = functionsOf();
-const usage = `usage: npm run invoke -- <function> <event.json> [--seed N]
+const usage = `usage: npm run invoke -- <function> <event.json> [--seed N] [--warm N]
   function: ${functions.map((spec) => `${spec.name} (${spec.logicalId})`).join(", ")}
   event:    an API Gateway HTTP API (payload 2.0) event, e.g. events/list-ok.json
   --seed N  create N categories first (e.g. to make a list large enough to be compressed)
+  --warm N  start N containers first (their REPORT lines show Init Duration), then invoke warm
   env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
 
 /** The command line read, "help", or a UsageError: one line naming the command, exit 2. */
-function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number } | "help" {
+function readCommandLine():
+  { spec: FunctionSpec; event: unknown; seed: number; warm: number } | "help" {
   const parsed = parseCommandLine({
     allowPositionals: true,
-    options: { seed: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      seed: { type: "string" },
+      warm: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (parsed.values.help) return "help";
   const [name, eventFile, ...extra] = parsed.positionals;
@@ -50,6 +59,8 @@ function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number }
   if (!spec) throw new UsageError(`no function "${name}" in infra/template.yaml`);
   const seed = Number(parsed.values.seed ?? 0);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError("--seed takes a whole number");
+  const warm = Number(parsed.values.warm ?? 0);
+  if (!Number.isSafeInteger(warm) || warm < 0) throw new UsageError("--warm takes a whole number");
   // npm runs scripts from the project root; a relative path means the caller's directory.
   const path = resolve(process.env.INIT_CWD ?? process.cwd(), eventFile);
   let event: unknown;
@@ -71,7 +82,7 @@ function readCommandLine(): { spec: FunctionSpec; event: unknown; seed: number }
       `warning: the event is for route "${routeKey}", which ${spec.name} does not serve (it serves ${spec.routeKeys.join(", ")})\n`,
     );
   }
-  return { spec, event, seed };
+  return { spec, event, seed, warm };
 }
 
 async function prepareStore(endpoint: string, seed: number): Promise<void> {
@@ -118,15 +129,22 @@ interface Outcome {
   readonly stderr: string;
 }
 
-/** One invocation in a fresh container with the function's own environment, as in Lambda. */
-async function invoke(spec: FunctionSpec, event: unknown, endpoint: string): Promise<Outcome> {
-  const host = new FunctionHost(spec, {
-    ...process.env,
-    ...localFunctionEnv(endpoint, localTableName),
-  } as Record<string, string>);
+/**
+ * One invocation in a container of the function's pool, with its own environment, as in Lambda:
+ * a cold one, or one of `warm` started first.
+ */
+async function invoke(
+  spec: FunctionSpec,
+  event: unknown,
+  endpoint: string,
+  warm: number,
+): Promise<Outcome> {
+  const env = { ...process.env, ...localFunctionEnv(endpoint, localTableName) };
+  const pool = new FunctionPool(spec, env as Record<string, string>, { lambdaLines: true, warm });
   try {
+    if (warm > 0) await pool.warm();
     // A failing init (e.g. a ConfigError) is a function error too, as in Lambda.
-    const outcome = await host.invoke(event);
+    const outcome = await pool.invoke(event);
     if (!outcome.ok) return { code: 1, stdout: lambdaError(outcome.error), stderr: "" };
     return {
       code: 0,
@@ -134,14 +152,14 @@ async function invoke(spec: FunctionSpec, event: unknown, endpoint: string): Pro
       stderr: describeBody(outcome.result),
     };
   } finally {
-    await host.close();
+    await pool.close();
   }
 }
 
 async function main(): Promise<Outcome> {
   const read = commandLine(readCommandLine, answersOf("invoke", usage));
   if (typeof read === "number") process.exit(read);
-  const { spec, event, seed } = read;
+  const { spec, event, seed, warm } = read;
   if (bundleIsStale(spec)) await buildFunctions();
   const external = process.env.DYNAMODB_ENDPOINT || undefined;
   let dynamo;
@@ -167,7 +185,7 @@ async function main(): Promise<Outcome> {
       stderr: `invoke: the store at ${dynamo.endpoint} failed: ${why}\n`,
     };
   }
-  const outcome = await invoke(spec, event, dynamo.endpoint);
+  const outcome = await invoke(spec, event, dynamo.endpoint, warm);
   await dynamo.close();
   return outcome;
 }

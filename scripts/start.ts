@@ -6,17 +6,24 @@
  * runs AWS's DynamoDB Local instead of dynalite, persisted in DATA_DIR (default
  * .data/dynamodb-local). Every mistake ends in one line saying what to do.
  *
+ * Each function runs in a pool of containers as Lambda runs it (local/functionPool.ts, docs/local.md):
+ * `--concurrency N` (or LOCAL_CONCURRENCY; the functions the template reserves none for),
+ * `--warm N` containers kept ready; LOCAL_CONCURRENCY_OVERFLOW=queue makes a request wait for a
+ * container rather than be throttled (the project's tools set both). `npm start` passes `--build`: the command line is read
+ * first, so `--help` and a mistake answer before anything is built.
+ *
  * Also used by `npm run dev` (scripts/dev.ts), which reloads the functions after each rebuild.
  */
 import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
 import { storeEngineOf } from "../local/embeddedDynamo.ts";
 import { parseParameterOverrides, projectRoot, TemplateParameterError } from "../local/template.ts";
-import type { LocalServer } from "../local/server.ts";
+import type { LocalServer, LocalServerOptions } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
 import { logFormatOf } from "../local/requestLines.ts";
 import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
+import { buildFunctions } from "./build.ts";
 import { optionsOrExit } from "./lib/args.ts";
 
 /** The command a message names: `npm start`, or `dev` for `npm run dev` (scripts/dev.ts). */
@@ -24,15 +31,22 @@ export type StartCommand = "npm start" | "dev";
 
 const usageOf = (command: StartCommand): string => `usage: ${
   command === "dev" ? "npm run dev" : "npm start"
-} [-- [--memory] [--dynamodb-local] [--parameter-overrides Key=Value …]]
+} [-- [--memory] [--dynamodb-local] [--concurrency N] [--warm N] [--parameter-overrides Key=Value …]]
   --memory          keep the store in memory (a new API key at every start)
   --dynamodb-local  AWS's DynamoDB Local instead of dynalite (or PETSTORE_STORE=dynamodb-local)
+  --concurrency N   containers per function at most, where the template reserves none (10);
+                    past it a request is throttled (500), as API Gateway answers a Lambda throttle
+  --warm N          containers per function started at once and kept ready (1; idle ones end
+                    after 10 minutes)
+  --build           build the bundles first (npm start passes it)
   --parameter-overrides Key=Value …
                     infra/template.yaml parameters, as sam local start-api takes them
                     (e.g. PetsSunsetAt=2027-01-01T00:00:00Z)
   env: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data/dynamodb), DYNAMODB_ENDPOINT,
        PETSTORE_API_KEY, REQUEST_TIMEOUT_MS (30000), PETSTORE_STORE (dynalite|dynamodb-local),
-       LOG_FORMAT (text: one line per request; json: the functions' raw log and EMF lines)
+       LOG_FORMAT (text: one line per request; json: the functions' raw log and EMF lines and
+       Lambda's START/END/REPORT lines), LOCAL_CONCURRENCY (as --concurrency),
+       LOCAL_CONCURRENCY_OVERFLOW (throttle|queue)
   the API reference is served at /docs`;
 
 let command: StartCommand = "npm start";
@@ -88,15 +102,44 @@ export function readStart(name: StartCommand, argv: readonly string[]): StartSet
   const flags = optionsOrExit(name, usageOf(name), rest, {
     memory: { type: "boolean", default: false },
     "dynamodb-local": { type: "boolean", default: false },
+    concurrency: { type: "string" },
+    warm: { type: "string" },
+    build: { type: "boolean", default: false },
   });
   return settings(process.env, flags, overrides);
 }
 
+/** A `--name N` flag's (or a variable's) whole number from `least` on, or the default. */
+function count(name: string, value: string | undefined, least: number): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  const what = name.toUpperCase() === name ? name : `--${name}`;
+  if (!Number.isSafeInteger(parsed) || parsed < least)
+    refuse(`${what} takes a whole number from ${least} on, not "${value}"`);
+  return parsed;
+}
+
 function settings(
   env: NodeJS.ProcessEnv,
-  flags: { readonly memory: boolean; readonly "dynamodb-local": boolean },
+  flags: {
+    readonly memory: boolean;
+    readonly "dynamodb-local": boolean;
+    readonly concurrency?: string | undefined;
+    readonly warm?: string | undefined;
+    readonly build: boolean;
+  },
   overrides: readonly string[] = [],
 ) {
+  const given = env.LOCAL_CONCURRENCY_OVERFLOW || "throttle";
+  if (given !== "throttle" && given !== "queue")
+    refuse(`LOCAL_CONCURRENCY_OVERFLOW must be throttle or queue, not "${given}"`);
+  const pool: LocalServerOptions["pool"] = {
+    concurrency:
+      count("concurrency", flags.concurrency, 1) ??
+      count("LOCAL_CONCURRENCY", env.LOCAL_CONCURRENCY || undefined, 1),
+    warm: count("warm", flags.warm, 1),
+    overflow: given === "queue" ? "queue" : "throttle",
+  };
   const port = Number(env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     refuse(`PORT must be a port number (0 to 65535), got "${env.PORT ?? ""}"`);
@@ -124,6 +167,8 @@ function settings(
     requestTimeoutMs: timeout,
     parameterOverrides: parameterOverrides(overrides),
     logFormat: orRefuse(() => logFormatOf(env)),
+    pool,
+    build: flags.build,
     // The functions see this shell's environment, as before; the store settings are the server's.
     env: Object.fromEntries(
       Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
@@ -191,7 +236,9 @@ export function stopOnSignals(
 }
 
 if (import.meta.main) {
-  const server = await startFromCommandLine(readStart("npm start", process.argv.slice(2)));
+  const settings = readStart("npm start", process.argv.slice(2));
+  if (settings.build) await buildFunctions();
+  const server = await startFromCommandLine(settings);
   process.stderr.write(banner(server));
   stopOnSignals(server);
 }

@@ -40,12 +40,32 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** The JSON lines before the printed result: Lambda's platform lines and the function's own. */
+function logLines(stdout: string): Record<string, unknown>[] {
+  const end = stdout.indexOf("\n{\n");
+  return stdout
+    .slice(0, end)
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 describe("npm run invoke runs a built function on a sample event like sam local invoke", () => {
-  it("invokes createCategory on create-ok.json: the log line, then the 201 result; exit 0", () => {
+  it("invokes createCategory on create-ok.json: START, the log line, END, REPORT, then the 201 result; exit 0", () => {
     const run = invoke("createCategory", "events/create-ok.json");
     expect(run.status, run.stderr).toBe(0);
-    const [logLine = ""] = run.stdout.split("\n");
-    expect(JSON.parse(logLine)).toMatchObject({ route: "POST /v1/categories", status: 201 });
+    const lines = logLines(run.stdout).filter((line) => !("_aws" in line));
+    expect(lines.map((line) => line.type)).toEqual([
+      "platform.start",
+      undefined,
+      "platform.runtimeDone",
+      "platform.report",
+    ]);
+    expect(lines[1]).toMatchObject({ route: "POST /v1/categories", status: 201 });
+    // One cold invocation: its REPORT carries the container's Init Duration.
+    const report = lines[3] as { record: { status: string; metrics: Record<string, number> } };
+    expect(report.record.status).toBe("success");
+    expect(report.record.metrics.memorySizeMB).toBe(1024);
+    expect(report.record.metrics.initDurationMs).toBeGreaterThan(0);
     const result = printedResult(run.stdout);
     expect(result.statusCode).toBe(201);
     expect(JSON.parse(result.body as string)).toMatchObject({ id: 1, name: "Rabbits" });
@@ -84,6 +104,17 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     expect(printedResult(run.stdout).statusCode).toBe(200);
   });
 
+  it("--warm 2 starts two containers first, then invokes one of them warm (no Init Duration)", () => {
+    const run = invoke("listCategories", "events/list-ok.json", "--warm", "2");
+    expect(run.status, run.stderr).toBe(0);
+    const lines = logLines(run.stdout);
+    expect(lines.filter((line) => line.type === "platform.initReport")).toHaveLength(2);
+    const reports = lines.filter((line) => line.type === "platform.report");
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ record: { status: "success" } });
+    expect(reports[0]?.record).not.toHaveProperty("metrics.initDurationMs");
+  });
+
   it("--help prints the usage and exits 0", () => {
     const run = invoke("--help");
     expect(run.status).toBe(0);
@@ -117,6 +148,7 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     { why: "an unknown function", args: ["deleteCategory", "events/list-ok.json"] },
     { why: "a missing event file", args: ["listCategories", "events/no-such-event.json"] },
     { why: "a bad --seed", args: ["listCategories", "events/list-ok.json", "--seed", "many"] },
+    { why: "a bad --warm", args: ["listCategories", "events/list-ok.json", "--warm", "-1"] },
   ])("exits 2 with one line naming itself and its --help on $why", ({ args }) => {
     const run = invoke(...args);
     expect(run.status).toBe(2);

@@ -3,7 +3,7 @@
  * document on its own raw stdout line (beside the request log line, not inside it), in the
  * PetStore namespace, with the dimensions service, stage and function (and `code` on Errors),
  * as infra/template.yaml's dashboard and alarms read them. The bundles run as `npm run invoke`
- * and the local server run them (local/functionHost.ts), with the environment the template gives
+ * and the local server run them (local/functionPool.ts), with the environment the template gives
  * (STAGE) and a fault proxy between them and the embedded store.
  */
 import { describe, expect, it } from "vitest";

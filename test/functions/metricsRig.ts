@@ -1,6 +1,6 @@
 /**
  * The metrics tests' rig: the built bundles of createCategory, listCategories and routeFallback in
- * their containers (local/functionHost.ts), as `npm run invoke` and the local server run them,
+ * their containers (local/functionPool.ts), as `npm run invoke` and the local server run them,
  * with the environment the template gives (STAGE), a fault proxy between them and the embedded
  * store, and every stdout line they write kept per invocation.
  */
@@ -11,7 +11,7 @@ import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { FunctionHost } from "../../local/functionHost.ts";
+import { FunctionPool } from "../../local/functionPool.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
 import { functionsOf } from "../../local/template.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
@@ -30,7 +30,7 @@ export type Operation = string;
 let dynamo: EmbeddedDynamo;
 export let proxy: FaultProxy;
 export let db: DynamoDb;
-const hosts = new Map<Operation, FunctionHost>();
+const hosts = new Map<Operation, FunctionPool>();
 const stdout: string[] = [];
 
 async function start(): Promise<void> {
@@ -52,7 +52,7 @@ async function start(): Promise<void> {
     stderr: () => undefined,
   };
   for (const spec of functionsOf().filter((candidate) => candidate.routeKeys.length > 0)) {
-    hosts.set(spec.name, new FunctionHost({ ...spec, timeoutSeconds }, env, output));
+    hosts.set(spec.name, new FunctionPool({ ...spec, timeoutSeconds }, env, { output }));
   }
 }
 async function stop(): Promise<void> {

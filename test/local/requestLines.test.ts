@@ -80,19 +80,41 @@ describe("npm start's terminal", () => {
     // Request-Id and apigw-requestid, so a line is found from an answer.
     const id = "[A-Za-z0-9+/]{15}=";
     const ms = String.raw`\d+(\.\d)? ms`;
+    // One request at a time: each function's container started with the server serves it.
     expect(lines).toEqual([
       expect.stringMatching(new RegExp(`^GET /v1/categories 200 ${ms} ${id}$`)),
       expect.stringMatching(new RegExp(`^POST /v1/categories 201 ${ms} ${id}$`)),
       expect.stringMatching(new RegExp(`^GET /v1/nowhere 404 ${ms} ${id}$`)),
     ]);
+    // Four at once: the one container is busy, so new ones start, each line saying its cold start.
+    await Promise.all(
+      Array.from({ length: 4 }, () => fetch(`${baseUrl}/categories`, { headers: auth })),
+    );
+    const cold = (await untilLines(stdout, 7)).slice(3);
+    expect(cold.filter((line) => / \(cold start \d+ ms\)$/.test(line)).length).toBeGreaterThan(0);
   });
 
-  it("LOG_FORMAT=json: the functions' JSON log and EMF lines, as before", async () => {
+  it("LOG_FORMAT=json: the functions' JSON log and EMF lines, and Lambda's platform lines", async () => {
     const { baseUrl, apiKey, banner, stdout } = await start({ LOG_FORMAT: "json" });
     expect(banner).toContain("/docs");
     await fetch(`${baseUrl}/categories`, { headers: { authorization: `Bearer ${apiKey}` } });
     const lines = await untilLines(stdout, 2);
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/^\{"(time|_aws)":/);
+    const deadline = Date.now() + 5000;
+    while (!stdout().includes('"platform.report"') && Date.now() < deadline)
+      await new Promise((done) => setTimeout(done, 50));
+    const types = (await untilLines(stdout, 1)).map(
+      (line) => (JSON.parse(line) as { type?: string }).type,
+    );
+    // The three functions' containers started with the server, then the request.
+    expect(types.filter((type) => type?.startsWith("platform."))).toEqual([
+      "platform.initReport",
+      "platform.initReport",
+      "platform.initReport",
+      "platform.start",
+      "platform.runtimeDone",
+      "platform.report",
+    ]);
   });
 });

@@ -2,8 +2,8 @@
  * `npm start`'s mistakes end in one line that says what to do (never a stack trace), each data
  * folder has its own endpoint file, and the server never writes the global process.env.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import type { Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { endpointFile } from "../../local/localKeys.ts";
 import { startLocalServer } from "../../local/server.ts";
-import { projectRoot } from "../../local/template.ts";
+import { functionsOf, projectRoot } from "../../local/template.ts";
 import { listCategories } from "../support/client.ts";
 import { issueKey } from "../support/keysCli.ts";
 import { startServer } from "../support/localServer.ts";
@@ -68,6 +68,42 @@ function portOf(server: Server): number {
   const address = server.address();
   return typeof address === "object" && address ? address.port : 0;
 }
+
+describe("npm start reads its command line before it builds", () => {
+  /** `npm start -- <args>` as package.json runs it, and whether any bundle was written meanwhile. */
+  function npmStart(...args: string[]): {
+    status: number | null;
+    stdout: string;
+    stderr: string;
+    built: boolean;
+  } {
+    const bundles = functionsOf().map((spec) => resolve(spec.codeDir, spec.handlerFile));
+    const mtimes = (): number[] => bundles.map((file) => statSync(file).mtimeMs);
+    const before = mtimes();
+    const run = spawnSync("npm", ["start", "--silent", "--", ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, PORT: "0" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    const built = mtimes().some((mtime, i) => mtime !== before[i]);
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr, built };
+  }
+
+  it("--help prints the usage, builds nothing and exits 0", () => {
+    const run = npmStart("--help");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^usage: npm start/);
+    expect(run.built).toBe(false);
+  });
+
+  it("a bogus flag is refused in one line, before anything is built", () => {
+    const run = npmStart("--bogus");
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe("npm start: unknown option --bogus (npm start -- --help)\n");
+    expect(run.built).toBe(false);
+  });
+});
 
 describe("a busy port: which port, and to set PORT", () => {
   it("refuses in one line and leaves no endpoint file behind", async () => {

@@ -48,6 +48,9 @@ export async function localServer(options: ServerOptions = {}): Promise<LocalSer
     get metricLines() {
       return server.metricLines;
     },
+    get platformLines() {
+      return server.platformLines;
+    },
     stderr: () => server.stderr(),
     stop: () => server.stop(),
     start: async () => {
@@ -84,6 +87,9 @@ export function useLocalServer(options: ServerOptions = {}): RunningServer {
     },
     get metricLines() {
       return running().metricLines;
+    },
+    get platformLines() {
+      return running().platformLines;
     },
     stderr: () => running().stderr(),
     stop: () => running().stop(),

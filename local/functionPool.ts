@@ -1,0 +1,359 @@
+/**
+ * Runs a built function as Lambda does, for the local server and `npm run invoke`: a pool of
+ * containers (worker threads, local/functionWorker.ts), each with the function's environment, its
+ * own module state and one invocation at a time. An invocation takes the container used last of
+ * the idle ones; with none idle, a new one starts (a cold start: the bundle imported afresh), up to
+ * the function's concurrency; past it the invocation is throttled (or, for the project's own
+ * tools, waits for a container: `overflow: "queue"`). A container idle for `idleMs` is ended.
+ *
+ * The template's limits are enforced with Node's own: `Timeout` by a timer that ends the
+ * invocation and its container, `MemorySize` as the isolate's heap limit (`resourceLimits`), past
+ * which V8 ends the worker (Runtime.OutOfMemory here, as Lambda reports it).
+ */
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
+import { serializeError } from "./functionProtocol.ts";
+import type { Report } from "./lambdaLines.ts";
+import { endLines, initLine, startLine } from "./lambdaLines.ts";
+import type { FunctionSpec } from "./template.ts";
+
+/** A function's concurrency when the template reserves none (Lambda's is the account's 1,000). */
+export const defaultConcurrency = 10;
+/**
+ * How long an idle container lives. Lambda does not say; environments are commonly seen to last
+ * 5 to 15 minutes without traffic. Here: 10 minutes.
+ */
+export const defaultIdleMs = 10 * 60_000;
+
+export type Failure = "error" | "timeout" | "out-of-memory" | "throttled";
+type Ended =
+  | { readonly ok: true; readonly result: unknown }
+  | { readonly ok: false; readonly failure: Failure; readonly error: FunctionError };
+export type Outcome = Ended & {
+  /** What REPORT says of the invocation; none when throttled (no container ran it). */
+  readonly report?: Report;
+};
+
+export interface FunctionOutput {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+/** The functions' stdout and stderr as the host process's own. */
+export const processOutput: FunctionOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+export interface PoolOptions {
+  readonly output?: FunctionOutput;
+  /** Write Lambda's START, END and REPORT lines (local/lambdaLines.ts) with the function's output. */
+  readonly lambdaLines?: boolean;
+  /** The concurrency when the template reserves none (default 10). */
+  readonly concurrency?: number | undefined;
+  /** Past the concurrency: throttle, as Lambda does (default), or wait for a container. */
+  readonly overflow?: "throttle" | "queue";
+  readonly idleMs?: number | undefined;
+  /** Containers kept ready: started by `warm()`, never reaped below. */
+  readonly warm?: number | undefined;
+}
+
+/** An invocation's end as its container tells it, with the heap it had then. */
+type Settled = Ended & { readonly memoryMb?: number };
+
+class Container {
+  readonly id: number;
+  readonly generation: number;
+  readonly #worker: Worker;
+  #pending: ((settled: Settled) => void) | undefined;
+  #reaper: NodeJS.Timeout | undefined;
+  dead = false;
+  /** The cold start, until the first invocation reports it. */
+  initMs: number | undefined;
+  maxMemoryMb = 0;
+  /** Undefined once the bundle is loaded; the init error otherwise (the container then ends). */
+  readonly initialised: Promise<FunctionError | undefined>;
+
+  constructor(
+    id: number,
+    generation: number,
+    setup: WorkerSetup,
+    env: Readonly<Record<string, string>>,
+    output: FunctionOutput,
+    ended: () => void,
+  ) {
+    this.id = id;
+    this.generation = generation;
+    const started = performance.now();
+    this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
+      env: { ...env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(setup.memorySize) },
+      workerData: setup,
+      // MemorySize bounds the heap with V8's own limit: past it the worker ends with
+      // ERR_WORKER_OUT_OF_MEMORY (the process and the other containers carry on).
+      resourceLimits: { maxOldGenerationSizeMb: setup.memorySize },
+    });
+    this.initialised = new Promise((ready) => {
+      this.#worker.on("message", (message: FromWorker) => {
+        switch (message.type) {
+          case "ready":
+            this.initMs = performance.now() - started;
+            ready(undefined);
+            break;
+          case "init-error":
+            ready(message.error);
+            void this.stop();
+            break;
+          case "stdout":
+          case "stderr":
+            output[message.type](message.text);
+            break;
+          default:
+            this.#settle(
+              message.type === "result"
+                ? { ok: true, ...message }
+                : { ok: false, failure: "error", ...message },
+            );
+        }
+      });
+      // An uncaught error, the heap limit or an exit ends the container and what it is running.
+      const end = (error: unknown): void => {
+        this.dead = true;
+        const outOfMemory = (error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY";
+        const failure = outOfMemory
+          ? {
+              name: "Runtime.OutOfMemory",
+              message: `Runtime exited with error: the heap is over MemorySize (${setup.memorySize} MB)`,
+              stack: "",
+            }
+          : serializeError(error);
+        ready(failure);
+        this.#settle({
+          ok: false,
+          failure: outOfMemory ? "out-of-memory" : "error",
+          error: failure,
+        });
+        ended();
+      };
+      this.#worker.once("error", end);
+      this.#worker.once("exit", () => {
+        end(new Error("the function's runtime exited"));
+      });
+    });
+  }
+
+  /** Runs one invocation; past `timeoutMs` it fails (Sandbox.Timedout) and the container ends. */
+  run(requestId: string, event: unknown, timeoutMs: number): Promise<Settled> {
+    return new Promise((done) => {
+      const timer = setTimeout(() => {
+        const message = `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`;
+        this.#settle({
+          ok: false,
+          failure: "timeout",
+          error: { name: "Sandbox.Timedout", message, stack: "" },
+        });
+        void this.stop();
+      }, timeoutMs);
+      this.#pending = (settled) => {
+        clearTimeout(timer);
+        if (settled.memoryMb) this.maxMemoryMb = Math.max(this.maxMemoryMb, settled.memoryMb);
+        done(settled);
+      };
+      this.#worker.postMessage({ requestId, event });
+    });
+  }
+
+  idle(reap: () => void, idleMs: number): void {
+    this.#reaper = setTimeout(reap, idleMs).unref();
+  }
+
+  claim(): this {
+    clearTimeout(this.#reaper);
+    return this;
+  }
+
+  #settle(settled: Settled): void {
+    const done = this.#pending;
+    this.#pending = undefined;
+    done?.(settled);
+  }
+
+  async stop(): Promise<void> {
+    this.dead = true;
+    clearTimeout(this.#reaper);
+    await this.#worker.terminate();
+  }
+}
+
+export class FunctionPool {
+  readonly spec: FunctionSpec;
+  /** The most containers at once: ReservedConcurrentExecutions, else the local default. */
+  readonly concurrency: number;
+  readonly #setup: WorkerSetup;
+  readonly #env: Readonly<Record<string, string>>;
+  readonly #options: PoolOptions;
+  readonly #output: FunctionOutput;
+  readonly #containers = new Set<Container>();
+  /** The idle containers, the one used last at the end. */
+  #idle: Container[] = [];
+  readonly #waiting: ((container: Container) => void)[] = [];
+  #started = 0;
+  #generation = 0;
+
+  constructor(
+    spec: FunctionSpec,
+    env: Readonly<Record<string, string>>,
+    options: PoolOptions = {},
+  ) {
+    this.spec = spec;
+    this.concurrency = spec.reservedConcurrency ?? options.concurrency ?? defaultConcurrency;
+    this.#setup = {
+      bundleUrl: pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href,
+      handlerExport: spec.handlerExport,
+      functionName: spec.name,
+      timeoutSeconds: spec.timeoutSeconds,
+      memorySize: spec.memorySize,
+    };
+    this.#env = env;
+    this.#options = options;
+    this.#output = options.output ?? processOutput;
+  }
+
+  /** The containers alive now (busy, idle or starting). */
+  get size(): number {
+    return this.#containers.size;
+  }
+
+  /** How many containers have been started so far: every one a cold start. */
+  get coldStarts(): number {
+    return this.#started;
+  }
+
+  async invoke(event: unknown, requestId: string = randomUUID()): Promise<Outcome> {
+    const claimed = this.#claim();
+    if (!claimed) {
+      const message = `Rate Exceeded: all ${this.concurrency} containers of ${this.spec.name} are busy`;
+      return {
+        ok: false,
+        failure: "throttled",
+        error: { name: "TooManyRequestsException", message, stack: "" },
+      };
+    }
+    const container = await claimed;
+    const initError = await container.initialised;
+    if (initError) {
+      this.#release(container);
+      return { ok: false, failure: "error", error: initError };
+    }
+    const lines = this.#options.lambdaLines === true;
+    if (lines) this.#output.stdout(`${startLine(this.spec.logFormat, requestId)}\n`);
+    const started = performance.now();
+    const settled = await container.run(requestId, event, this.spec.timeoutSeconds * 1000);
+    const report: Report = {
+      requestId,
+      containerId: container.id,
+      durationMs: performance.now() - started,
+      initMs: container.initMs,
+      maxMemoryMb: container.maxMemoryMb,
+      status: settled.ok ? "success" : settled.failure === "timeout" ? "timeout" : "error",
+      errorType: settled.ok ? undefined : settled.error.name,
+    };
+    container.initMs = undefined;
+    if (lines)
+      this.#output.stdout(
+        endLines(this.spec.logFormat, this.spec, report)
+          .map((line) => `${line}\n`)
+          .join(""),
+      );
+    this.#release(container);
+    return settled.ok
+      ? { ok: true, result: settled.result, report }
+      : { ok: false, failure: settled.failure, error: settled.error, report };
+  }
+
+  /**
+   * Starts containers until `count` (at most the concurrency) are alive, ahead of traffic: their
+   * init is reported now, not with their first invocation. The first init error, if any.
+   */
+  async warm(count = this.#options.warm ?? 1): Promise<FunctionError | undefined> {
+    const started = Array.from({ length: Math.min(count, this.concurrency) - this.size }, () =>
+      this.#start(),
+    );
+    const errors = await Promise.all(started.map((container) => container.initialised));
+    for (const container of started) {
+      if (this.#options.lambdaLines && container.initMs !== undefined)
+        this.#output.stdout(`${initLine(this.spec.logFormat, container.initMs)}\n`);
+      container.initMs = undefined;
+      this.#release(container);
+    }
+    return errors.find((error) => error !== undefined);
+  }
+
+  /** Serves the bundle as it now is on disk: new containers; busy ones end when they answer. */
+  reload(): Promise<FunctionError | undefined> {
+    this.#generation++;
+    for (const container of this.#idle) this.#forget(container);
+    this.#idle = [];
+    return this.warm();
+  }
+
+  async close(): Promise<void> {
+    this.#generation++;
+    await Promise.all([...this.#containers].map((container) => container.stop()));
+    this.#containers.clear();
+    this.#idle = [];
+  }
+
+  #claim(): Promise<Container> | undefined {
+    const idle = this.#idle.pop();
+    if (idle) return Promise.resolve(idle.claim());
+    if (this.size < this.concurrency) return Promise.resolve(this.#start());
+    if (this.#options.overflow !== "queue") return undefined;
+    return new Promise((handed) => this.#waiting.push(handed));
+  }
+
+  #start(): Container {
+    const container: Container = new Container(
+      ++this.#started,
+      this.#generation,
+      this.#setup,
+      this.#env,
+      this.#output,
+      () => {
+        this.#forget(container);
+      },
+    );
+    this.#containers.add(container);
+    return container;
+  }
+
+  /** A container is done with an invocation: to the next waiting one, idle, or ended. */
+  #release(container: Container): void {
+    if (container.dead || container.generation !== this.#generation) {
+      this.#forget(container);
+      return;
+    }
+    const waiting = this.#waiting.shift();
+    if (waiting) {
+      waiting(container);
+      return;
+    }
+    this.#idle.push(container);
+    container.idle(() => {
+      if (this.size <= (this.#options.warm ?? 0)) return;
+      this.#forget(container);
+    }, this.#options.idleMs ?? defaultIdleMs);
+  }
+
+  #forget(container: Container): void {
+    if (!this.#containers.delete(container)) return;
+    this.#idle = this.#idle.filter((idle) => idle !== container);
+    if (!container.dead) void container.stop();
+    // A container that ended leaves room: the next waiting invocation gets a new one.
+    const waiting =
+      this.#waiting.length > 0 && this.size < this.concurrency && this.#waiting.shift();
+    if (waiting) waiting(this.#start());
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The local runtime (local/functionPool.ts) runs a function as Lambda does: one invocation per
+ * container, a new container (a cold start, its own module state) when every one is busy, up to
+ * the function's concurrency, throttled past it; Timeout and MemorySize end the container; idle
+ * containers are reaped; Lambda's START/END/REPORT lines in the function's LogFormat. The function
+ * is a test-only one (test/local/poolFunction) that holds, allocates and reports its module state.
+ */
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FunctionPool } from "../../local/functionPool.ts";
+import type { Outcome, PoolOptions } from "../../local/functionPool.ts";
+import { gatewayTo } from "../../local/gateway.ts";
+import { createFront } from "../../local/httpFront.ts";
+import type { FunctionSpec } from "../../local/template.ts";
+import { functionsOf } from "../../local/template.ts";
+
+const pools: FunctionPool[] = [];
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+});
+
+/** The template's listCategories, its code the test function: the route and name stay. */
+function testSpec(limits: Partial<FunctionSpec> = {}): FunctionSpec {
+  const list = functionsOf().find((spec) => spec.name === "listCategories");
+  if (!list) throw new Error("infra/template.yaml has no listCategories");
+  return {
+    ...list,
+    codeDir: resolve(import.meta.dirname, "poolFunction"),
+    handlerFile: "index.ts",
+    handlerExport: "handler",
+    ...limits,
+  };
+}
+
+function poolOf(limits: Partial<FunctionSpec> = {}, options: PoolOptions = {}) {
+  const lines: string[] = [];
+  const output = {
+    stdout: (text: string) => lines.push(...text.split("\n").filter(Boolean)),
+    stderr: () => undefined,
+  };
+  const pool = new FunctionPool(testSpec(limits), {}, { output, lambdaLines: true, ...options });
+  pools.push(pool);
+  return { pool, lines };
+}
+
+interface Seen {
+  readonly running: number;
+  readonly invocations: number;
+}
+
+function seen(outcome: Outcome): Seen {
+  if (!outcome.ok) throw new Error(`${outcome.error.name}: ${outcome.error.message}`);
+  return outcome.result as Seen;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still not ${what}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+describe("one invocation per container; a busy pool grows to its concurrency, then throttles", () => {
+  it("8 at once on a concurrency of 3: 3 cold containers, each running one, 5 throttled", async () => {
+    const { pool } = poolOf({ reservedConcurrency: 3 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => pool.invoke({ holdMs: 200 })),
+    );
+    const ran = outcomes.filter((outcome) => outcome.ok);
+    expect(ran.map((outcome) => seen(outcome).running)).toEqual([1, 1, 1]);
+    expect(new Set(ran.map((outcome) => outcome.report?.containerId))).toEqual(new Set([1, 2, 3]));
+    for (const outcome of ran) expect(outcome.report?.initMs).toBeGreaterThan(0);
+    const throttled = outcomes.filter((outcome) => !outcome.ok);
+    expect(throttled).toHaveLength(5);
+    for (const outcome of throttled) {
+      expect(outcome).toMatchObject({
+        failure: "throttled",
+        error: { name: "TooManyRequestsException" },
+      });
+      expect(outcome.report).toBeUndefined();
+    }
+    expect(pool.coldStarts).toBe(3);
+  });
+
+  it("never runs two at once in one container, however many wait (overflow: queue)", async () => {
+    const { pool } = poolOf({ reservedConcurrency: 2 }, { overflow: "queue" });
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => pool.invoke({ holdMs: i % 3 === 0 ? 30 : 0 })),
+    );
+    expect(outcomes.map((outcome) => seen(outcome).running)).toEqual(outcomes.map(() => 1));
+    expect(pool.coldStarts).toBe(2);
+    const invocations = outcomes.map((outcome) => seen(outcome).invocations);
+    // Two containers, each counting its own invocations: 12 in all.
+    expect(Math.max(...invocations)).toBeLessThan(12);
+  });
+
+  it("takes the default concurrency (10) where the template reserves none, or the local setting", () => {
+    expect(poolOf().pool.concurrency).toBe(10);
+    expect(poolOf({}, { concurrency: 4 }).pool.concurrency).toBe(4);
+    expect(poolOf({ reservedConcurrency: 2 }, { concurrency: 4 }).pool.concurrency).toBe(2);
+  });
+});
+
+describe("a container keeps its module state between invocations; a new one starts afresh", () => {
+  it("counts 1, 2, 3 in one warm container, and 1 in the next one started", async () => {
+    const { pool } = poolOf();
+    const warm = [];
+    for (let i = 0; i < 3; i++) warm.push(await pool.invoke({}));
+    expect(warm.map((outcome) => seen(outcome).invocations)).toEqual([1, 2, 3]);
+    expect(warm.map((outcome) => outcome.report?.containerId)).toEqual([1, 1, 1]);
+    expect(warm.map((outcome) => outcome.report?.initMs !== undefined)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    const [busy, fresh] = await Promise.all([pool.invoke({ holdMs: 100 }), pool.invoke({})]);
+    expect(seen(busy).invocations).toBe(4);
+    expect(seen(fresh).invocations).toBe(1);
+    expect(fresh.report?.containerId).toBe(2);
+  });
+});
+
+describe("Timeout ends the invocation and its container", () => {
+  it("a handler sleeping past Timeout fails as Sandbox.Timedout, REPORT says Status: timeout", async () => {
+    const { pool, lines } = poolOf({ timeoutSeconds: 0.2, logFormat: "Text" });
+    const outcome = await pool.invoke({ holdMs: 60_000 }, "timeout-1");
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: "timeout",
+      error: { name: "Sandbox.Timedout", message: "Task timed out after 0.20 seconds" },
+    });
+    expect(lines).toContainEqual(
+      expect.stringMatching(/ timeout-1 Task timed out after 0\.20 seconds$/),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^REPORT RequestId: timeout-1\tDuration: \d+\.\d\d ms\t.*\tStatus: timeout\tError Type: Sandbox\.Timedout$/,
+      ),
+    );
+    await until(() => pool.size === 0, "ended");
+    const next = await pool.invoke({});
+    expect(next.report).toMatchObject({ containerId: 2, status: "success" });
+  });
+
+  it("the gateway answers a timed-out function as API Gateway does: 500 Internal Server Error", async () => {
+    const { pool } = poolOf({ timeoutSeconds: 0.2 });
+    const front = createFront(gatewayTo(new Map([[pool.spec.name, pool]])));
+    await new Promise<void>((done) => front.listen(0, "127.0.0.1", done));
+    try {
+      const { port } = front.address() as AddressInfo;
+      const answer = await fetch(`http://127.0.0.1:${port}/v1/categories?holdMs=60000`);
+      expect(answer.status).toBe(500);
+      expect(await answer.json()).toEqual({ message: "Internal Server Error" });
+    } finally {
+      await new Promise((done) => front.close(done));
+    }
+  });
+});
+
+describe("MemorySize bounds a container's heap", () => {
+  it("a handler allocating past it fails with Runtime.OutOfMemory; the next runs in a fresh container", async () => {
+    const { pool, lines } = poolOf({ memorySize: 64, logFormat: "JSON" });
+    const outcome = await pool.invoke({ allocateMb: 512 }, "oom-1");
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: "out-of-memory",
+      error: { name: "Runtime.OutOfMemory" },
+    });
+    const report = lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
+    expect(report).toMatchObject({
+      type: "platform.report",
+      record: { requestId: "oom-1", status: "error", errorType: "Runtime.OutOfMemory" },
+    });
+    const next = await pool.invoke({ allocateMb: 8 });
+    expect(seen(next).invocations).toBe(1);
+    expect(next.report).toMatchObject({ containerId: 2, status: "success" });
+    expect(next.report?.maxMemoryMb).toBeLessThanOrEqual(64);
+  });
+});
+
+describe("idle containers are reaped after the idle time, down to the ones kept warm", () => {
+  it("ends both idle containers; with warm: 1, keeps one", async () => {
+    for (const warm of [0, 1]) {
+      const { pool } = poolOf({}, { idleMs: 50, warm });
+      await Promise.all([pool.invoke({ holdMs: 50 }), pool.invoke({ holdMs: 50 })]);
+      await until(() => pool.size === warm, `reaped to ${warm}`);
+      const next = await pool.invoke({});
+      expect(next.report?.initMs !== undefined).toBe(warm === 0);
+    }
+  });
+});
+
+describe("Lambda's START, END and REPORT lines in the function's LogFormat", () => {
+  it("Text: START, END, REPORT with Init Duration on the cold start only", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text", memorySize: 256 });
+    await pool.invoke({}, "first");
+    await pool.invoke({}, "second");
+    const number = String.raw`\d+\.\d\d`;
+    expect(lines).toEqual([
+      "START RequestId: first Version: $LATEST",
+      "END RequestId: first",
+      expect.stringMatching(
+        new RegExp(
+          `^REPORT RequestId: first\\tDuration: ${number} ms\\tBilled Duration: \\d+ ms\\tMemory Size: 256 MB\\tMax Memory Used: \\d+ MB\\tInit Duration: ${number} ms$`,
+        ),
+      ),
+      "START RequestId: second Version: $LATEST",
+      "END RequestId: second",
+      expect.stringMatching(
+        /^REPORT RequestId: second\tDuration: [^\t]+\tBilled Duration: \d+ ms\tMemory Size: 256 MB\tMax Memory Used: \d+ MB$/,
+      ),
+    ]);
+  });
+
+  it("JSON: platform.start, platform.runtimeDone and platform.report with its metrics", async () => {
+    const { pool, lines } = poolOf({ logFormat: "JSON" });
+    await pool.invoke({}, "json-1");
+    const records = lines.map((line) => JSON.parse(line) as { type: string; record: unknown });
+    expect(records.map((record) => record.type)).toEqual([
+      "platform.start",
+      "platform.runtimeDone",
+      "platform.report",
+    ]);
+    const report = records[2]?.record as { metrics: Record<string, unknown> };
+    expect(report).toMatchObject({ requestId: "json-1", status: "success" });
+    expect(Object.keys(report.metrics)).toEqual([
+      "durationMs",
+      "billedDurationMs",
+      "memorySizeMB",
+      "maxMemoryUsedMB",
+      "initDurationMs",
+    ]);
+    expect(report.metrics.memorySizeMB).toBe(pool.spec.memorySize);
+  });
+});
