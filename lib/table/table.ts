@@ -20,28 +20,19 @@ interface Page {
 }
 
 /** One write of a transaction (Table.transactWrite), or of the order that stands in for one. */
-export type Write =
-  | {
-      readonly kind: "put";
-      readonly key: Key;
-      readonly fields: Fields;
-      readonly condition?: Expression | undefined;
-      /** Where there are no transactions: what takes this write back if a later one is refused. */
-      readonly undo?: Write | undefined;
-    }
-  | {
-      readonly kind: "update";
-      readonly key: Key;
-      readonly update: Expression;
-      readonly condition?: Expression | undefined;
-      readonly undo?: Write | undefined;
-    }
-  | {
-      readonly kind: "delete";
-      readonly key: Key;
-      readonly condition?: Expression | undefined;
-      readonly undo?: Write | undefined;
-    };
+export type Write = WriteOn &
+  (
+    | { readonly kind: "put"; readonly fields: Fields }
+    | { readonly kind: "update"; readonly update: Expression }
+    | { readonly kind: "delete" }
+  );
+
+interface WriteOn {
+  readonly key: Key;
+  readonly condition?: Expression | undefined;
+  /** Where there are no transactions: what takes this write back if a later one is refused. */
+  readonly undo?: Write | undefined;
+}
 
 /** BatchGetItem's limit of keys per request. */
 const batchGetLimit = 100;

@@ -64,6 +64,15 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
+/** A URL on a port nothing listens on: connections to it are refused. */
+async function closedPortUrl(): Promise<string> {
+  const closed = createServer();
+  await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
+  const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise((done) => closed.close(done));
+  return url;
+}
+
 const envWith = (sts: string): NodeJS.ProcessEnv => ({
   AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
   AWS_ENDPOINT_URL_STS: sts,
@@ -103,11 +112,7 @@ describe("the audit names who made a change: the operator's AWS identity", () =>
   });
 
   it("is unknown when STS refuses the connection", async () => {
-    const closed = createServer();
-    await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
-    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise((done) => closed.close(done));
-    const target = await stageTarget("staging", envWith(url));
+    const target = await stageTarget("staging", envWith(await closedPortUrl()));
     try {
       expect(await target.who()).toBeUndefined();
       expect(target.unknownWho).toBe("aws:unknown");
@@ -137,10 +142,7 @@ describe("the audit names who made a change: the operator's AWS identity", () =>
 
 describe("who cannot be read: a revoke still proceeds, every other change is refused", () => {
   it("create, update and rotate end in one line and change nothing; revoke is recorded as aws:unknown", async () => {
-    const closed = createServer();
-    await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
-    const noSts = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise((done) => closed.close(done));
+    const noSts = await closedPortUrl();
     const target = await stageTarget("staging", envWith(stsUrl));
     const { record } = await target.keys.issue("partner", soon(), { stage: target.keyStage });
     const env = {
