@@ -1,8 +1,9 @@
 /**
  * `npm run keys -- <create|list|revoke|update|rotate|history> [options]`: the operator's API key
  * command, for the local store and for a deployed stage alike. Keys are shown once, on create
- * and rotate; the table keeps only their SHA-256. Every change is recorded in the stage's table
- * with who made it and when (`history`). Every mistake ends in one line saying what to do, exit
+ * and rotate; the table keeps only their SHA-256. Every change is written together with its
+ * event in the stage's table, naming who made it and when (`history`; lib/repositories/keyEvents.ts
+ * says how). When who you are cannot be read, every change but a revoke is refused. Every mistake ends in one line saying what to do, exit
  * 2 (usage) or 1.
  *
  *   npm run keys -- create --label "partner-a" [--scope categories:read] [--expires 2027-06-30] [--rate 50/s --burst 100] [--stage staging]
