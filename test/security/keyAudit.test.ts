@@ -66,6 +66,18 @@ describe("every key change is written with its event, naming who made it", () =>
     expect(trail[0]?.detail).toBe("label partner, scopes categories:read");
     expect(trail[1]?.detail).toBe("rate limit 5/s, burst 10");
     expect(trail[2]?.detail).toContain(`new key ${rotation.issued.record.keyId}`);
+    expect(trail[2]?.detail).toBe(
+      `new key ${rotation.issued.record.keyId}, old one expires ${rotation.previous.expiresAt ?? ""}`,
+    );
+  });
+
+  it("an update of scopes and limit together says both", async () => {
+    const { keys, events } = await setUp();
+    const { record } = await keys.issue("t", soon());
+    const changes = { scopes: ["categories:write"] as const, rateLimit: { rate: "1/s", burst: 2 } };
+    await keys.update(record.keyId, changes, soon());
+    const [, update] = await events.list(record.keyId, soon());
+    expect(update?.detail).toBe("scopes categories:write; rate limit 1/s, burst 2");
   });
 
   it("a second revoke of a key changes nothing and adds no event", async () => {

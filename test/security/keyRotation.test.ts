@@ -8,6 +8,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { ApiKeyVerifier } from "../../lib/auth.ts";
 import { ApiKeyStore, hashApiKey, maxGraceMs } from "../../lib/repositories/apiKeys.ts";
+import { KeyEventStore } from "../../lib/repositories/keyEvents.ts";
 import { Table } from "../../lib/table/table.ts";
 import { keys as tableKeys } from "../../lib/table/schema.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
@@ -133,6 +134,9 @@ describe("the store refuses to rotate a key that can no longer be used (a condit
     const refused = await keys.rotate(old.record.keyId, hour, soon());
     expect(refused).toMatchObject({ refused: "revoked", record: { keyId: old.record.keyId } });
     expect(await keys.list(soon())).toEqual(before);
+    // Nor an event for a rotation that was not made.
+    const trail = await new KeyEventStore(store.db, tableName).list(old.record.keyId, soon());
+    expect(trail.map((event) => event.event)).toEqual(["create", "revoke"]);
   });
 
   it("an expired key: refused likewise", async () => {
