@@ -54,6 +54,11 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   /** The key's own rate limit; undefined: the stage's default (lib/rateLimit/). */
   readonly rateLimit?: RateLimit | undefined;
+  /**
+   * The rate limit bucket the key counts against: its own id, or the one a rotated pair shares
+   * (lib/repositories/apiKeys.ts), so a rotation's grace window does not double the quota.
+   */
+  readonly bucket?: string | undefined;
 }
 
 interface CacheEntry {
@@ -99,6 +104,7 @@ export class ApiKeyVerifier implements Authenticator {
       keyHash,
       scopes: record.scopes,
       rateLimit: ownRateLimit(record),
+      bucket: record.bucket ?? record.keyId,
     };
   }
 

@@ -215,7 +215,7 @@ export function rateLimit(
       const { principal } = request.context;
       if (!principal) return;
       const admission = await limiter.admit(
-        principal.keyId,
+        principal.bucket ?? principal.keyId,
         principal.rateLimit ?? defaultLimit,
         deadlineOf(request.context, now),
       );

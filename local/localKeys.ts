@@ -5,6 +5,7 @@
  * own files, so two servers over two folders never see each other's.
  */
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { userInfo } from "node:os";
 import { relative, resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { KeyEventStore } from "../lib/repositories/keyEvents.ts";
@@ -33,6 +34,17 @@ export function removeEndpointFile(dataDir: string): void {
   rmSync(endpointFile(dataDir), { force: true });
 }
 
+/** The local operator, `local:<OS user>`; undefined when the OS names no user. */
+export function localOperator(): string | undefined {
+  let name: string | undefined;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER ?? process.env.USERNAME;
+  }
+  return name ? `local:${name}` : undefined;
+}
+
 export interface LocalKey {
   readonly apiKey: string;
   /** How the key came about, for the start banner. */
@@ -42,13 +54,15 @@ export interface LocalKey {
 /**
  * PETSTORE_API_KEY when given. Otherwise the key kept in the data folder while it is still
  * valid, else a new one (kept for next time). Without a data folder every start has a new key,
- * and the previous start's key is revoked so that keys do not pile up in a shared store.
+ * and the previous start's key is revoked so that keys do not pile up in a shared store. Each
+ * of these changes is in the key history (`npm run keys -- history`), made by the OS user.
  */
 export async function prepareLocalKey(
-  keys: ApiKeyStore,
+  store: ApiKeyStore,
   options: { dataDir?: string | undefined; fixedKey?: string | undefined },
 ): Promise<LocalKey> {
   const deadline = Date.now() + 10_000;
+  const keys = store.actingAs(`${localOperator() ?? "local:unknown"} (npm start)`);
   if (options.fixedKey) {
     if (!(await keys.find(hashApiKey(options.fixedKey), deadline)))
       await keys.issue("PETSTORE_API_KEY", deadline, { apiKey: options.fixedKey });

@@ -5,7 +5,7 @@
  * KeysTargetError saying what to check, within a few seconds.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { homedir, userInfo } from "node:os";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { KeyStage } from "../lib/keyFormat.ts";
 import { keyStageOf } from "../lib/keyFormat.ts";
@@ -15,7 +15,7 @@ import { DynamoDb } from "../lib/dynamodb.ts";
 import { DynamoDbError } from "../lib/table/errors.ts";
 import type { AwsCredentials } from "../lib/dynamodb.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
-import { openLocalStore } from "../local/localKeys.ts";
+import { localOperator, openLocalStore } from "../local/localKeys.ts";
 import type { LocalStore } from "../local/localKeys.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
 import { StoreEndpointError, storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
@@ -25,8 +25,13 @@ import { stageRegion } from "./stages.ts";
 export interface Target extends LocalStore {
   /** The stage a new key names (lib/keyFormat.ts). */
   readonly keyStage: KeyStage;
-  /** Who is making changes, for the audit trail: the AWS identity's ARN, or the OS user. */
-  who(): Promise<string>;
+  /**
+   * Who is making changes, for the audit trail: the AWS identity's ARN, or the OS user;
+   * undefined when it cannot be read.
+   */
+  who(): Promise<string | undefined>;
+  /** What the trail says of an operator whose identity could not be read (a revoke goes on). */
+  readonly unknownWho: string;
 }
 
 /** A failure the operator can fix; the message says how. */
@@ -45,7 +50,12 @@ export async function localTarget(env: NodeJS.ProcessEnv): Promise<Target> {
   const dataDir = resolve(projectRoot, env.DATA_DIR ?? ".data/dynamodb");
   try {
     const store = await openLocalStore({ dataDir, endpoint: storeEndpointOf(env) });
-    return { ...store, keyStage: "local", who: () => Promise.resolve(localOperator()) };
+    return {
+      ...store,
+      keyStage: "local",
+      who: () => Promise.resolve(localOperator()),
+      unknownWho: "local:unknown",
+    };
   } catch (error) {
     if (error instanceof StoreLockedError)
       throw new KeysTargetError(`${error.message} but left no endpoint file: stop it and retry`);
@@ -74,12 +84,12 @@ export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promis
     credentialsWithin(provider, stage, stageBudgetMs / 2);
   const db = new DynamoDb({ region, endpoint, attemptTimeoutMs: 2000, credentials });
   const table = `petstore-${stage}`;
-  const keys = new ApiKeyStore(db, table);
   return {
-    keys,
+    keys: new ApiKeyStore(db, table),
     events: new KeyEventStore(db, table),
     keyStage: keyStageOf(stage),
     who: () => callerArn(region, credentials, env.AWS_ENDPOINT_URL_STS ?? env.AWS_ENDPOINT_URL),
+    unknownWho: "aws:unknown",
     where: `table ${table} in ${region} (${stage})`,
     close: () => {
       db.close();
@@ -88,35 +98,24 @@ export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promis
   };
 }
 
-/** The local operator: the OS user running the command. */
-export function localOperator(): string {
-  let name: string;
-  try {
-    name = userInfo().username;
-  } catch {
-    name = process.env.USER ?? process.env.USERNAME ?? "unknown";
-  }
-  return `local:${name}`;
-}
-
 /**
  * The ARN of the AWS identity the command runs as (STS GetCallerIdentity, which needs no
- * permission), with the table's credentials; "aws:unknown" when STS cannot say.
+ * permission), with the table's credentials; undefined when STS cannot say.
  */
 async function callerArn(
   region: string,
   credentials: () => Promise<AwsCredentials>,
   endpoint: string | undefined,
-): Promise<string> {
+): Promise<string | undefined> {
   let sts: import("@aws-sdk/client-sts").STSClient | undefined;
   try {
     const { GetCallerIdentityCommand, STSClient } = await import("@aws-sdk/client-sts");
     sts = new STSClient({ region, ...(endpoint && { endpoint }), credentials, maxAttempts: 1 });
     const abortSignal = AbortSignal.timeout(stageBudgetMs / 2);
     const { Arn } = await sts.send(new GetCallerIdentityCommand({}), { abortSignal });
-    return Arn ?? "aws:unknown";
+    return Arn;
   } catch {
-    return "aws:unknown";
+    return undefined;
   } finally {
     sts?.destroy();
   }

@@ -1,8 +1,9 @@
 /**
  * `npm run keys -- <create|list|revoke|update|rotate|history> [options]`: the operator's API key
  * command, for the local store and for a deployed stage alike. Keys are shown once, on create
- * and rotate; the table keeps only their SHA-256. Every change is recorded in the stage's table
- * with who made it and when (`history`). Every mistake ends in one line saying what to do, exit
+ * and rotate; the table keeps only their SHA-256. Every change is written together with its
+ * event in the stage's table, naming who made it and when (`history`; lib/repositories/keyEvents.ts
+ * says how). When who you are cannot be read, every change but a revoke is refused. Every mistake ends in one line saying what to do, exit
  * 2 (usage) or 1.
  *
  *   npm run keys -- create --label "partner-a" [--scope categories:read] [--expires 2027-06-30] [--rate 50/s --burst 100] [--stage staging]
@@ -21,7 +22,7 @@
  */
 import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
 import { maxGraceMs } from "../lib/repositories/apiKeys.ts";
-import type { KeyEvent, KeyEventKind } from "../lib/repositories/keyEvents.ts";
+import type { KeyEvent } from "../lib/repositories/keyEvents.ts";
 import type { Scope } from "../lib/scopes.ts";
 import { allScopes, isScope, scopeText } from "../lib/scopes.ts";
 import { describeRateLimit, parseRateLimit } from "../lib/rateLimit/policy.ts";
@@ -198,19 +199,39 @@ function show(record: ApiKeyRecord): string {
 }
 
 function showEvent(event: KeyEvent): string {
-  return [event.at, event.event.padEnd(6), event.keyId, `by ${event.who}`, event.detail ?? ""]
-    .join("  ")
-    .trimEnd();
+  const unconfirmed = event.intended ? "(intended, not confirmed: the change may not be made)" : "";
+  return [
+    event.at,
+    event.event.padEnd(6),
+    event.keyId,
+    `by ${event.who}`,
+    event.detail,
+    unconfirmed,
+  ]
+    .filter((part) => part)
+    .join("  ");
 }
+
+/** Commands that change a key: each is written with its audit event, naming who made it. */
+const changes = new Set(["create", "update", "rotate", "revoke"]);
 
 async function run(request: Request, target: Target): Promise<number> {
   const deadline = Date.now() + (request.stage === "local" ? 30_000 : stageBudgetMs);
-  const { keys } = target;
-  const audit = async (event: KeyEventKind, keyId: string, detail?: string): Promise<void> => {
-    await target.events.record({ event, keyId, who: await target.who(), detail }, deadline);
-  };
+  const where = target.where;
+  let keys = target.keys;
+  if (changes.has(request.command)) {
+    const who = await target.who();
+    // Stopping a leaked key never waits for the operator's identity; any other change does.
+    if (who === undefined && request.command !== "revoke") {
+      console.log(
+        `${request.command} refused: who you are could not be read (it is recorded with every change); check your credentials (aws sts get-caller-identity) and retry`,
+      );
+      return 1;
+    }
+    keys = keys.actingAs(who ?? target.unknownWho);
+  }
   const missing = (keyId: string): number => {
-    console.log(`no key ${keyId} in ${target.where} (see: npm run keys -- list)`);
+    console.log(`no key ${keyId} in ${where} (see: npm run keys -- list)`);
     return 1;
   };
   switch (request.command) {
@@ -221,48 +242,38 @@ async function run(request: Request, target: Target): Promise<number> {
         scopes: request.scopes,
         stage: target.keyStage,
       });
-      await audit(
-        "create",
-        record.keyId,
-        `label ${record.label}, scopes ${scopeText(record.scopes)}`,
-      );
       console.log(show(record));
-      console.log(`issued in ${target.where}`);
+      console.log(`issued in ${where}`);
       console.log(`\nAPI key (shown once, store it now):\n${apiKey}`);
       return 0;
     }
     case "update": {
       const keyId = request.keyId ?? "";
-      const limit = request.rateLimit;
-      const changes = { scopes: request.scopes, rateLimit: limit };
+      const changes = { scopes: request.scopes, rateLimit: request.rateLimit };
       const record = await keys.update(keyId, changes, deadline);
       if (!record) return missing(keyId);
-      const changed = [
-        ...(request.scopes ? [`scopes ${scopeText(record.scopes)}`] : []),
-        ...(limit ? [`rate limit ${limit.rate}, burst ${limit.burst}`] : []),
-      ];
-      await audit("update", keyId, changed.join("; "));
       console.log(show(record));
-      console.log(`updated ${keyId}; in effect everywhere within 60 s`);
+      console.log(`updated ${keyId} in ${where}; in effect everywhere within 60 s`);
       return 0;
     }
     case "rotate": {
       const keyId = request.keyId ?? "";
-      const current = await keys.byId(keyId, deadline);
-      if (current?.revokedAt) {
-        console.log(`${keyId} was revoked on ${current.revokedAt}: issue a new key with create`);
-        return 1;
-      }
       const rotation = await keys.rotate(keyId, request.graceMs, deadline, target.keyStage);
       if (!rotation) return missing(keyId);
+      if ("refused" in rotation) {
+        const { record } = rotation;
+        console.log(
+          rotation.refused === "revoked"
+            ? `${keyId} was revoked on ${record.revokedAt ?? ""} in ${where}: issue a new key with create`
+            : `${keyId} expired on ${record.expiresAt ?? ""} in ${where}: issue a new key with create`,
+        );
+        return 1;
+      }
       const { issued, previous } = rotation;
-      await audit(
-        "rotate",
-        keyId,
-        `new key ${issued.record.keyId}, old one expires ${previous.expiresAt ?? ""}`,
-      );
       console.log(show(issued.record));
-      console.log(`${keyId} keeps working until ${previous.expiresAt ?? ""}, then is refused`);
+      console.log(
+        `rotated in ${where}: ${keyId} keeps working until ${previous.expiresAt ?? ""}, then is refused`,
+      );
       console.log(`\nAPI key (shown once, store it now):\n${issued.apiKey}`);
       return 0;
     }
@@ -271,8 +282,8 @@ async function run(request: Request, target: Target): Promise<number> {
       const whose = request.keyId ? ` for ${request.keyId}` : "";
       console.log(
         events.length === 0
-          ? `no key events${whose} in ${request.stage}`
-          : events.map(showEvent).join("\n"),
+          ? `no key events${whose} in ${where}`
+          : [`key events${whose} in ${where}:`, ...events.map(showEvent)].join("\n"),
       );
       return 0;
     }
@@ -280,8 +291,8 @@ async function run(request: Request, target: Target): Promise<number> {
       const records = await keys.list(deadline);
       console.log(
         records.length === 0
-          ? `no keys in ${target.where}`
-          : [`keys in ${target.where}:`, ...records.map(show)].join("\n"),
+          ? `no keys in ${where}`
+          : [`keys in ${where}:`, ...records.map(show)].join("\n"),
       );
       return 0;
     }
@@ -289,13 +300,12 @@ async function run(request: Request, target: Target): Promise<number> {
       const keyId = request.keyId ?? "";
       const record = await keys.byId(keyId, deadline);
       if (!record) return missing(keyId);
-      if (record.revokedAt) {
-        console.log(`${keyId} was already revoked on ${record.revokedAt}`);
+      if (record.revokedAt || !(await keys.revoke(keyId, deadline))) {
+        const again = await keys.byId(keyId, deadline);
+        console.log(`${keyId} was already revoked on ${again?.revokedAt ?? ""} in ${where}`);
         return 0;
       }
-      await keys.revoke(keyId, deadline);
-      await audit("revoke", keyId);
-      console.log(`revoked ${keyId} in ${target.where}; refused everywhere within 60 s`);
+      console.log(`revoked ${keyId} in ${where}; refused everywhere within 60 s`);
       return 0;
     }
   }

@@ -40,7 +40,9 @@ export function hookDeps(
   const credentials = environmentCredentials(env);
   const table = required(env, "TABLE_NAME");
   const db = new DynamoDb({ region, endpoint: env.DYNAMODB_ENDPOINT || undefined, credentials });
-  const keys = new ApiKeyStore(db, table);
+  // Named in the key history as the function itself; its role lets it write only keys it makes.
+  const hookName = env.AWS_LAMBDA_FUNCTION_NAME ?? "preTrafficHook";
+  const keys = new ApiKeyStore(db, table, systemClock, `lambda:${hookName}`);
   // The SDK's own retries (3 attempts, backoff) and a 30 s socket timeout per attempt.
   const client = { region, credentials, requestHandler: { requestTimeout: 30_000 } };
   const endpoint = (name: string) => (env[name] ? { endpoint: env[name] } : {});
@@ -68,8 +70,9 @@ export function hookDeps(
       const { apiKey, record } = await keys.issue(label, deadline(), { expiresAt, stage });
       return { apiKey, keyId: record.keyId };
     },
-    revokeKey: async (keyId) => {
-      await keys.revoke(keyId, deadline());
+    revokeKey: async (key) => {
+      if (!(await keys.revokeOwn(key, deadline())))
+        throw new Error(`the check key ${key.keyId} was not revoked: not found as the hook's own`);
     },
     report: async (event, status) => {
       await codeDeploy.send(

@@ -5,8 +5,8 @@
  * report stops the deployment and leaves traffic on the old versions.
  *
  * Nothing is written but one short-lived API key (so that one check reaches the table with a
- * valid key): issued with a 15-minute expiry, revoked when the checks end, whatever happened.
- * The key never appears in the hook's log lines.
+ * valid key): issued with a 15-minute expiry, revoked when the checks end, whatever happened,
+ * each with its event in the key history. The key never appears in the hook's log lines.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { gatewayEvent } from "../http/gatewayEvent.ts";
@@ -22,6 +22,12 @@ export interface HookEvent {
   readonly LifecycleEventHookExecutionId: string;
 }
 
+/** The hook's own short-lived key: the key itself (never logged) and its id. */
+export interface ProbeKey {
+  readonly apiKey: string;
+  readonly keyId: string;
+}
+
 export interface HookDeps {
   /** Which function serves each route (the template's, injected at build time). */
   readonly routes: RouteFunctions;
@@ -31,8 +37,10 @@ export interface HookDeps {
     versionArn: string,
     event: APIGatewayProxyEventV2,
   ) => Promise<{ payload: string; functionError: string | undefined }>;
-  readonly issueKey: (label: string, expiresAt: Date) => Promise<{ apiKey: string; keyId: string }>;
-  readonly revokeKey: (keyId: string) => Promise<void>;
+  /** Issues the probe key, recorded in the key history as made by the hook. */
+  readonly issueKey: (label: string, expiresAt: Date) => Promise<ProbeKey>;
+  /** Revokes the probe key, recorded likewise: addressed by the key, as the hook may not read keys. */
+  readonly revokeKey: (key: ProbeKey) => Promise<void>;
   readonly report: (event: HookEvent, status: HookStatus) => Promise<void>;
   readonly log: (line: Readonly<Record<string, unknown>>) => void;
   readonly now: () => number;
@@ -92,7 +100,7 @@ async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOut
     }
     return outcomes;
   } finally {
-    await deps.revokeKey(key.keyId);
+    await deps.revokeKey(key);
   }
 }
 

@@ -12,9 +12,13 @@ import type { KeyStage } from "../keyFormat.ts";
 import { generateKey } from "../keyFormat.ts";
 import type { Scope } from "../scopes.ts";
 import { allScopes, scopeText, storedScopes } from "../scopes.ts";
+import { isConditionFailure } from "../table/errors.ts";
 import { num, text, toItem } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
+import type { Write } from "../table/table.ts";
 import { Table } from "../table/table.ts";
+import type { KeyEventKind } from "./keyEvents.ts";
+import { KeyEventStore } from "./keyEvents.ts";
 
 export interface ApiKeyRecord {
   /** Public handle for operators and logs; reveals nothing about the key. */
@@ -30,6 +34,13 @@ export interface ApiKeyRecord {
   /** The key's own rate limit ("50/s", "600/min") and burst; unset: the stage's default. */
   readonly rate?: string | undefined;
   readonly burst?: number | undefined;
+  /** Who issued the key (the audit's `who`); unset on keys stored before it was kept. */
+  readonly createdBy?: string | undefined;
+  /**
+   * The rate limit bucket the key counts against: its own id, or for a rotated key the bucket of
+   * the key it replaces, so the pair shares one during the grace window.
+   */
+  readonly bucket?: string | undefined;
 }
 
 /** A key's own rate limit as stored (lib/rateLimit/policy.ts parses and checks it). */
@@ -78,13 +89,39 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
 }
 
-export class ApiKeyStore {
-  readonly #table: Table;
-  readonly #now: Clock;
+/** Who a store makes its changes as when its maker names no one (tests, benches, seeds). */
+export const unattributed = "unattributed";
 
-  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+/** Why a rotation was refused: the key can no longer be used, so nothing can replace it. */
+export interface RotationRefused {
+  readonly refused: "revoked" | "expired";
+  readonly record: ApiKeyRecord;
+}
+
+export class ApiKeyStore {
+  readonly #db: DynamoDb;
+  readonly #tableName: string;
+  readonly #table: Table;
+  readonly #events: KeyEventStore;
+  readonly #now: Clock;
+  readonly #who: string;
+
+  /**
+   * `who`: the operator, the local server or the deploy hook, named in the audit event every
+   * change is written with (lib/repositories/keyEvents.ts).
+   */
+  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock, who = unattributed) {
+    this.#db = db;
+    this.#tableName = tableName;
     this.#table = new Table(db, tableName);
+    this.#events = new KeyEventStore(db, tableName, now);
     this.#now = now;
+    this.#who = who;
+  }
+
+  /** The same store, making its changes as `who`. */
+  actingAs(who: string): ApiKeyStore {
+    return new ApiKeyStore(this.#db, this.#tableName, this.#now, who);
   }
 
   /** The record stored under a key's hash (strongly consistent). */
@@ -93,20 +130,40 @@ export class ApiKeyStore {
     return item && toRecord(item);
   }
 
-  /** Stores a new key (a fresh one unless `apiKey` is given) and answers it once. */
+  /**
+   * Stores a new key (a fresh one unless `apiKey` is given) with its "create" event, and answers
+   * it once. A key already stored under that hash is never overwritten.
+   */
   async issue(label: string, deadline: number, options: IssueOptions = {}): Promise<IssuedKey> {
     const { expiresAt, rateLimit } = options;
     const key = options.apiKey ?? generateKey(options.stage ?? "local");
+    const keyId = newKeyId();
     const record: ApiKeyRecord = {
-      keyId: newKeyId(),
+      keyId,
       label,
       createdAt: new Date(this.#now()).toISOString(),
+      createdBy: this.#who,
       expiresAt: expiresAt?.toISOString(),
       scopes: options.scopes ?? allScopes,
       rate: rateLimit?.rate,
       burst: rateLimit?.burst,
+      bucket: keyId,
     };
-    await this.#table.put(keys.apiKey(hashApiKey(key)), toFields(record), deadline);
+    await this.#changeWithEvent(
+      "create",
+      keyId,
+      `label ${label}, scopes ${scopeText(record.scopes)}`,
+      [
+        {
+          kind: "put",
+          key: keys.apiKey(hashApiKey(key)),
+          // No bucket stored: a key's own id is its bucket until a rotation names another.
+          fields: { ...record, bucket: undefined, scopes: scopeText(record.scopes) },
+          condition: { text: "attribute_not_exists(pk)" },
+        },
+      ],
+      deadline,
+    );
     return { apiKey: key, record };
   }
 
@@ -116,19 +173,60 @@ export class ApiKeyStore {
     return items.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** Marks the key revoked; false when no key has that id. Revoking twice keeps the first time. */
+  /**
+   * Marks the key revoked, with its "revoke" event; false when no key has that id or it was
+   * revoked already (it keeps its first time and gains no second event).
+   */
   async revoke(keyId: string, deadline: number): Promise<boolean> {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return false;
-    await this.#table.update(
-      keys.apiKey(keyHash),
-      {
-        text: "SET revokedAt = if_not_exists(revokedAt, :now)",
-        values: { ":now": new Date(this.#now()).toISOString() },
-      },
-      deadline,
-    );
-    return true;
+    return this.#revokeAt(keyHash, keyId, undefined, deadline);
+  }
+
+  /**
+   * Revokes a key this store's `who` issued, addressed by the key itself (no read: the deploy
+   * hook may not read or list keys). False when it is not one of theirs or is revoked already.
+   */
+  async revokeOwn(
+    key: { readonly apiKey: string; readonly keyId: string },
+    deadline: number,
+  ): Promise<boolean> {
+    return this.#revokeAt(hashApiKey(key.apiKey), key.keyId, this.#who, deadline);
+  }
+
+  async #revokeAt(
+    keyHash: string,
+    keyId: string,
+    createdBy: string | undefined,
+    deadline: number,
+  ): Promise<boolean> {
+    const mine = createdBy === undefined ? "" : " AND createdBy = :by";
+    try {
+      await this.#changeWithEvent(
+        "revoke",
+        keyId,
+        undefined,
+        [
+          {
+            kind: "update",
+            key: keys.apiKey(keyHash),
+            update: {
+              text: "SET revokedAt = :now",
+              values: { ":now": new Date(this.#now()).toISOString() },
+            },
+            condition: {
+              text: `keyId = :id AND attribute_not_exists(revokedAt)${mine}`,
+              values: { ":id": keyId, ":by": createdBy },
+            },
+          },
+        ],
+        deadline,
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   /** The record of the key with this id, if any. */
@@ -137,7 +235,10 @@ export class ApiKeyStore {
     return item && toRecord(item);
   }
 
-  /** Changes a key in place; the updated record, or undefined when no key has that id. */
+  /**
+   * Changes a key in place, with its "update" event; the updated record, or undefined when no key
+   * has that id.
+   */
   async update(
     keyId: string,
     changes: KeyChanges,
@@ -152,14 +253,27 @@ export class ApiKeyStore {
     };
     const entries = Object.entries(set);
     if (entries.length > 0) {
+      const detail = [
+        ...(scopes ? [`scopes ${scopeText(scopes)}`] : []),
+        ...(rateLimit ? [`rate limit ${rateLimit.rate}, burst ${rateLimit.burst}`] : []),
+      ].join("; ");
       // Every attribute through a name placeholder: a later one may be a reserved word.
-      await this.#table.update(
-        keys.apiKey(keyHash),
-        {
-          text: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(", ")}`,
-          names: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-          values: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
-        },
+      await this.#changeWithEvent(
+        "update",
+        keyId,
+        detail,
+        [
+          {
+            kind: "update",
+            key: keys.apiKey(keyHash),
+            update: {
+              text: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(", ")}`,
+              names: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+              values: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
+            },
+            condition: { text: "keyId = :id", values: { ":id": keyId } },
+          },
+        ],
         deadline,
       );
     }
@@ -168,17 +282,19 @@ export class ApiKeyStore {
   }
 
   /**
-   * The new key copies every attribute of the old record (label, scopes, a rate limit, and
-   * whatever a key gains later) but its own id, times and revocation; the old key's expiry moves
-   * to the end of the grace (never later than it already was). The new key is stored first, so
-   * a failure between the two writes leaves the old key as it was and one extra key to revoke.
+   * The new key copies every attribute of the old record (label, scopes, a rate limit, its rate
+   * limit bucket, and whatever a key gains later) but its own id, times and revocation; the old
+   * key's expiry moves to the end of the grace (never later than it already was). Both writes and
+   * the "rotate" event are made together, and only while the old key is neither revoked nor
+   * expired (a condition on the write, so a revoke between the read and the write is seen).
+   * The pair shares the old key's bucket, so the grace window does not double its rate limit.
    */
   async rotate(
     keyId: string,
     graceMs: number,
     deadline: number,
     stage: KeyStage = "local",
-  ): Promise<Rotation | undefined> {
+  ): Promise<Rotation | RotationRefused | undefined> {
     const old = await this.#itemOf(keyId, deadline);
     const oldHash = old && text(old, "sk");
     // Stryker disable next-line ConditionalExpression,LogicalOperator: an item the query answers always has its sort key (the hash), so oldHash is undefined exactly when old is; both are tested for the type checker
@@ -190,29 +306,71 @@ export class ApiKeyStore {
     );
     const created = new Date(now).toISOString();
     const oldExpiry = text(old, "expiresAt");
+    const newKeyIdValue = newKeyId();
     const newItem: Item = {
       ...inherited,
       ...toItem({
-        keyId: newKeyId(),
+        keyId: newKeyIdValue,
         createdAt: created,
+        createdBy: this.#who,
         expiresAt: oldExpiry,
         rotatedFrom: keyId,
         scopes: scopeText(storedScopes(text(old, "scopes"))),
+        bucket: text(old, "bucket") ?? keyId,
       }),
     };
-    await this.#table.put(keys.apiKey(hashApiKey(apiKey)), fieldsOf(newItem), deadline);
     const graceEnd = now + Math.min(Math.max(graceMs, 0), maxGraceMs);
     const oldEnd = oldExpiry === undefined ? Infinity : Date.parse(oldExpiry);
     const expiresAt = new Date(Math.min(oldEnd, graceEnd)).toISOString();
-    await this.#table.update(
-      keys.apiKey(oldHash),
-      { text: "SET expiresAt = :at", values: { ":at": expiresAt } },
-      deadline,
-    );
+    const newKey = keys.apiKey(hashApiKey(apiKey));
+    try {
+      await this.#changeWithEvent(
+        "rotate",
+        keyId,
+        `new key ${newKeyIdValue}, old one expires ${expiresAt}`,
+        [
+          {
+            kind: "put",
+            key: newKey,
+            fields: fieldsOf(newItem),
+            condition: { text: "attribute_not_exists(pk)" },
+            undo: { kind: "delete", key: newKey },
+          },
+          {
+            kind: "update",
+            key: keys.apiKey(oldHash),
+            update: { text: "SET expiresAt = :at", values: { ":at": expiresAt } },
+            // ISO 8601 times in one format (toISOString) compare as strings in time order.
+            condition: {
+              text: "keyId = :id AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :now)",
+              values: { ":id": keyId, ":now": created },
+            },
+          },
+        ],
+        deadline,
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const record = await this.byId(keyId, deadline);
+      // Stryker disable next-line ConditionalExpression: a key that vanished between the read and the write is as gone as one never there
+      if (!record) return undefined;
+      return { refused: record.revokedAt === undefined ? "expired" : "revoked", record };
+    }
     return {
       issued: { apiKey, record: toRecord(newItem) },
       previous: { ...toRecord(old), expiresAt },
     };
+  }
+
+  /** Makes `changes` together with their event, as this store's `who`. */
+  async #changeWithEvent(
+    event: KeyEventKind,
+    keyId: string,
+    detail: string | undefined,
+    changes: readonly Write[],
+    deadline: number,
+  ): Promise<void> {
+    await this.#events.recordWith({ event, keyId, who: this.#who, detail }, changes, deadline);
   }
 
   /** The stored hash (sort key) of the key with this id, reading pages only until it is found. */
@@ -238,14 +396,18 @@ export class ApiKeyStore {
 }
 
 /** What a rotated key never takes from the key it replaces. */
-const notInherited = new Set(["pk", "sk", "keyId", "createdAt", "expiresAt", "revokedAt"]);
+const notInherited = new Set([
+  "pk",
+  "sk",
+  "keyId",
+  "createdAt",
+  "createdBy",
+  "expiresAt",
+  "revokedAt",
+]);
 
 function newKeyId(): string {
   return `key_${randomBytes(6).toString("hex")}`;
-}
-
-function toFields(record: ApiKeyRecord): Record<string, string | number | undefined> {
-  return { ...record, scopes: scopeText(record.scopes) };
 }
 
 /** An item's attributes (strings and numbers: lib/table/item.ts) as fields to put. */
@@ -269,5 +431,7 @@ function toRecord(item: Item): ApiKeyRecord {
     rotatedFrom: text(item, "rotatedFrom"),
     rate: text(item, "rate"),
     burst: num(item, "burst"),
+    createdBy: text(item, "createdBy"),
+    bucket: text(item, "bucket") ?? text(item, "keyId") ?? "",
   };
 }

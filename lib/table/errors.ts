@@ -14,11 +14,20 @@ export class DynamoDbError extends Error {
    * (ReturnValuesOnConditionCheckFailure); read through Table.collidedWith.
    */
   readonly item: object | undefined;
-  constructor(type: string, statusCode: number, message: string, item?: object) {
+  /** A cancelled transaction's reason per write, in order ("None", "ConditionalCheckFailed", …). */
+  readonly reasons: readonly string[];
+  constructor(
+    type: string,
+    statusCode: number,
+    message: string,
+    item?: object,
+    reasons: readonly string[] = [],
+  ) {
     super(`${type}: ${message}`);
     this.type = type;
     this.statusCode = statusCode;
     this.item = item;
+    this.reasons = reasons;
   }
 }
 
@@ -58,6 +67,7 @@ export function readAnswer(status: number, text: string): unknown {
     message?: unknown;
     Message?: unknown;
     Item?: unknown;
+    CancellationReasons?: unknown;
   };
   const type =
     typeof fault.__type === "string" ? fault.__type.slice(fault.__type.lastIndexOf("#") + 1) : "";
@@ -67,7 +77,17 @@ export function readAnswer(status: number, text: string): unknown {
     status,
     typeof message === "string" ? message : "no message",
     typeof fault.Item === "object" && fault.Item !== null ? fault.Item : undefined,
+    reasonsOf(fault.CancellationReasons),
   );
+}
+
+/** The codes of a cancelled transaction's CancellationReasons, one per write. */
+function reasonsOf(reasons: unknown): string[] {
+  if (!Array.isArray(reasons)) return [];
+  return reasons.map((reason: unknown) => {
+    const code = (reason as { Code?: unknown } | null)?.Code;
+    return typeof code === "string" ? code : "None";
+  });
 }
 
 export function isConditionFailure(error: unknown): error is DynamoDbError {

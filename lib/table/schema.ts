@@ -6,10 +6,10 @@
  *   category      "CATEGORY"                          id, 16 digits zero-padded          id N, each field of lib/category.ts S, createdAt S, requestId S
  *   id counter    "COUNTER"                           "category"                         value N (last id handed out), version N, epoch S
  *   withdrawal    "COUNTER"                           "cat#withdrawn#", ms (15 digits), "#", id   id N, at N, ttl N
- *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, expiresAt S?, revokedAt S?
+ *   API key       "APIKEY"                            sha256 hex of the key              keyId S, label S, createdAt S, createdBy S?, expiresAt S?, revokedAt S?, bucket S?
  *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   the Idempotency-Key                fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
- *   key event     "KEYEVENT"                          ISO time, "#", keyId, "#", random  event S, keyId S, who S, at S, detail S?
- *   rate bucket   "RATELIMIT#<keyId>"                 "bucket"                           tat N (epoch ms the bucket is full again), ttl N
+ *   key event     "KEYEVENT"                          ISO time, "#", keyId, "#", random  event S, keyId S, who S, at S, detail S?, intended S?
+ *   rate bucket   "RATELIMIT#<key's bucket>"          "bucket"                           tat N (epoch ms the bucket is full again), ttl N
  *
  * All categories share one partition so a single Query reads them in id order (16 digits hold
  * every safe integer). Withdrawals sort just below the counter in its partition ("cat#" < "cate"),
@@ -17,9 +17,13 @@
  * read unit while the two come to under 4 KB (lib/categoryList/cache.ts). Only the hash of an API key is stored. Idempotency records are scoped per
  * API key by their partition, and DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
  * Key events (the operator's audit trail: create, rotate, update, revoke) share one partition in
- * time order; only the operator's command writes or reads them, never a function.
+ * time order, each written with its key's change (the operator's command, `npm start`, the deploy
+ * hook's probe key); no request function reads or writes them.
  * A key's rate limit bucket (lib/repositories/rateLimitBuckets.ts) has a partition of its own, so
  * one key's writes never heat another's; its `ttl` removes it once it would be full again anyway.
+ * A key's bucket is its keyId, or (`bucket`) the one of the key a rotation replaced: the pair
+ * shares it. A key event's `intended` marks one written before its change where the store has
+ * no transactions (lib/repositories/keyEvents.ts).
  *
  * A new item type gets a partition (or partition prefix) and a key function here, and nothing
  * else in the table layer changes; IAM's `dynamodb:LeadingKeys` conditions match these prefixes.

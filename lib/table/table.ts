@@ -5,7 +5,7 @@
  * handled once. Calls go through the signed client (lib/dynamodb.ts) with the request's deadline.
  */
 import type { DynamoDb, Item } from "../dynamodb.ts";
-import type { DynamoDbError } from "./errors.ts";
+import { DynamoDbError } from "./errors.ts";
 import type { Expression, QuerySpec } from "./expressions.ts";
 import { expressions, projectionOf, queryRequest } from "./expressions.ts";
 import type { Fields } from "./item.ts";
@@ -19,6 +19,21 @@ interface Page {
   readonly LastEvaluatedKey?: Item;
 }
 
+/** One write of a transaction (Table.transactWrite), or of the order that stands in for one. */
+export type Write = WriteOn &
+  (
+    | { readonly kind: "put"; readonly fields: Fields }
+    | { readonly kind: "update"; readonly update: Expression }
+    | { readonly kind: "delete" }
+  );
+
+interface WriteOn {
+  readonly key: Key;
+  readonly condition?: Expression | undefined;
+  /** Where there are no transactions: what takes this write back if a later one is refused. */
+  readonly undo?: Write | undefined;
+}
+
 /** BatchGetItem's limit of keys per request. */
 const batchGetLimit = 100;
 
@@ -30,6 +45,8 @@ interface BatchGetOutput {
 export class Table {
   readonly #db: DynamoDb;
   readonly #name: string;
+  /** Whether the store has TransactWriteItems; unknown until the first transaction. */
+  #transactions: boolean | undefined;
 
   constructor(db: DynamoDb, name: string) {
     this.#db = db;
@@ -106,6 +123,64 @@ export class Table {
       },
       deadline,
     );
+  }
+
+  /** One write on its own, as a transaction would make it. */
+  async write(write: Write, deadline: number): Promise<void> {
+    if (write.kind === "put") await this.put(write.key, write.fields, deadline, write.condition);
+    else if (write.kind === "update")
+      await this.update(write.key, write.update, deadline, {
+        ...(write.condition && { condition: write.condition }),
+      });
+    else await this.delete(write.key, deadline, write.condition);
+  }
+
+  /**
+   * Makes every write or none (TransactWriteItems). A write whose condition does not hold cancels
+   * them all and is thrown as a ConditionalCheckFailedException naming it, like a single write's.
+   * False, with nothing written, where the store has no transactions: dynalite 4.0.0 answers
+   * UnknownOperationException (DynamoDB and DynamoDB Local have them); the caller then writes in
+   * an order of its own that is safe to stop at any point.
+   */
+  async transactWrite(writes: readonly Write[], deadline: number): Promise<boolean> {
+    if (this.#transactions === false) return false;
+    try {
+      await this.#db.call(
+        "TransactWriteItems",
+        { TransactItems: writes.map((write) => this.#transactItem(write)) },
+        deadline,
+      );
+    } catch (error) {
+      if (!(error instanceof DynamoDbError)) throw error;
+      if (error.type === "UnknownOperationException") {
+        this.#transactions = false;
+        return false;
+      }
+      const refused = error.reasons.indexOf("ConditionalCheckFailed");
+      if (error.type === "TransactionCanceledException" && refused >= 0)
+        throw new DynamoDbError(
+          "ConditionalCheckFailedException",
+          error.statusCode,
+          `the condition of write ${refused + 1} of ${writes.length} did not hold`,
+        );
+      throw error;
+    }
+    this.#transactions = true;
+    return true;
+  }
+
+  #transactItem(write: Write): object {
+    const common = {
+      TableName: this.#name,
+      ...expressions({
+        ConditionExpression: write.condition,
+        ...(write.kind === "update" && { UpdateExpression: write.update }),
+      }),
+    };
+    if (write.kind === "put")
+      return { Put: { ...common, Item: { ...keyItem(write.key), ...toItem(write.fields) } } };
+    if (write.kind === "update") return { Update: { ...common, Key: keyItem(write.key) } };
+    return { Delete: { ...common, Key: keyItem(write.key) } };
   }
 
   /**

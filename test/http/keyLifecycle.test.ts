@@ -113,7 +113,8 @@ describe("keys history lists every change with who made it and when", () => {
     expect(keys("revoke", keyId).status).toBe(0);
     const run = keys("history", keyId);
     expect(run.status).toBe(0);
-    const lines = run.stdout.trim().split("\n");
+    const [heading, ...lines] = run.stdout.trim().split("\n");
+    expect(heading).toMatch(new RegExp(`^key events for ${keyId} in the store of .*:$`));
     expect(lines.map((line) => line.split(/ {2}/)[1]?.trim())).toEqual([
       "create",
       "update",
@@ -124,5 +125,35 @@ describe("keys history lists every change with who made it and when", () => {
       expect(line).toContain(`by local:${userInfo().username}`);
     }
     expect(keys("history").stdout).toContain(keyId);
+  });
+});
+
+describe("every answer of the command names the store it used", () => {
+  it("create, list, update, rotate, revoke and history alike", () => {
+    const { keyId } = issueKey(dataDir);
+    const runs = [
+      keys("list"),
+      keys("update", keyId, "--scope", "categories:read"),
+      keys("history", keyId),
+      keys("rotate", keyId, "--grace", "1h"),
+      keys("revoke", keyId),
+      keys("revoke", keyId),
+      keys("rotate", keyId),
+      keys("history", "key_000000000000"),
+    ];
+    for (const run of runs) expect(run.stdout).toMatch(/table petstore-local/);
+    expect(keysCommand(dataDir, "create").stdout).toMatch(/issued in .*table petstore-local/);
+  });
+});
+
+describe("history holds every key, the one npm start made included", () => {
+  it("the server's own key has its create event, made by npm start", () => {
+    const listed = keys("list").stdout;
+    const serverKey = /^(key_[0-9a-f]+) {2}local-server /m.exec(listed)?.[1];
+    expect(serverKey).toBeDefined();
+    const history = keys("history", serverKey ?? "").stdout;
+    expect(history).toMatch(
+      new RegExp(`create {2}${serverKey ?? ""} {2}by local:${userInfo().username} \\(npm start\\)`),
+    );
   });
 });

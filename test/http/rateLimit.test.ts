@@ -159,3 +159,17 @@ describe("an operator sets a key's limit without a redeploy", () => {
     expect(keys("list").stdout).toMatch(new RegExp(`${keyId}.*rate limit: stage default`));
   });
 });
+
+describe("a rotated pair shares one bucket: the grace window does not double the quota", () => {
+  it("the old and the new key spend the same burst of 3", async () => {
+    const { key: old, keyId } = issueKey(dataDir);
+    expect((await call(old)).status).toBe(200);
+    expect((await call(old)).status).toBe(200);
+    const rotated = keys("rotate", keyId, "--grace", "1h");
+    expect(rotated.status).toBe(0);
+    const fresh = /^(petstore_\S+)$/m.exec(rotated.stdout)?.[1] ?? "";
+    expect((await call(fresh)).status).toBe(200);
+    expect((await call(fresh)).status).toBe(429);
+    expect((await call(old)).status).toBe(429);
+  });
+});

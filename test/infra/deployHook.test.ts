@@ -118,3 +118,96 @@ describe("the hook's role grants exactly the table calls it makes", () => {
     expect([...made].sort()).toEqual([...new Set(granted)].sort());
   });
 });
+
+interface WritePart {
+  Item?: { pk?: { S?: string } };
+  Key?: { pk?: { S?: string } };
+  UpdateExpression?: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+}
+
+/** The top-level attribute names one write carries: its item's, or its key's and expressions'. */
+function attributesOf(part: WritePart): string[] {
+  if (part.Item) return Object.keys(part.Item);
+  const names = part.ExpressionAttributeNames ?? {};
+  const text = `${part.UpdateExpression ?? ""} ${part.ConditionExpression ?? ""}`;
+  const words = [...text.matchAll(/(?<![:\w])#?[A-Za-z_]\w*/g)].map(([word]) =>
+    word.startsWith("#") ? (names[word] ?? word) : word,
+  );
+  const keywords = /^(SET|REMOVE|AND|OR|NOT|attribute_exists|attribute_not_exists|if_not_exists)$/;
+  return [...Object.keys(part.Key ?? {}), ...words.filter((word) => !keywords.test(word))];
+}
+
+describe("the hook's key rights: its own probe key only, never a read of any key", () => {
+  const template = raw(loadTemplate());
+  const statements = iamStatements(template).filter(({ owner }) => owner === "PreTrafficHookRole");
+  const tableStatements = statements.filter(({ statement }) =>
+    asArray(statement.Action).some(
+      (action) => typeof action === "string" && action.startsWith("dynamodb:"),
+    ),
+  );
+  const conditionOf = (statement: Record<string, unknown>, key: string): string[] => {
+    const condition = isObject(statement.Condition) ? statement.Condition : {};
+    const equals = condition["ForAllValues:StringEquals"];
+    return asArray(isObject(equals) ? equals[key] : undefined).map(String);
+  };
+
+  it("grants no read, query or scan of the table: it cannot list keys or learn their hashes", () => {
+    const actions = tableStatements.flatMap(({ statement }) => asArray(statement.Action));
+    expect([...new Set(actions)].sort()).toEqual(["dynamodb:PutItem", "dynamodb:UpdateItem"]);
+  });
+
+  it("names the attributes of every write, and a change to a key may carry revokedAt only", () => {
+    for (const { at, statement } of tableStatements) {
+      expect(conditionOf(statement, "dynamodb:Attributes"), at).not.toEqual([]);
+      if (asArray(statement.Action).includes("dynamodb:UpdateItem")) {
+        expect(conditionOf(statement, "dynamodb:Attributes").sort(), at).toEqual(
+          ["createdBy", "keyId", "pk", "revokedAt", "sk"].sort(),
+        );
+      }
+    }
+  });
+
+  it("every write it makes carries only the attributes a statement for it names", async () => {
+    const before = rig.hookProxy.calls.length;
+    await rig.runHook("d-attributes", healthy);
+    const writes = rig.hookProxy.calls.slice(before).flatMap((call) => {
+      const input = (call.input ?? {}) as WritePart & {
+        TransactItems?: Record<string, WritePart>[];
+      };
+      const parts: (readonly [string, WritePart])[] =
+        call.operation === "TransactWriteItems"
+          ? (input.TransactItems ?? []).flatMap((entry) => Object.entries(entry))
+          : [[call.operation.replace(/Item$/, ""), input]];
+      return parts.map(([kind, part]) => ({
+        action: `dynamodb:${kind}Item`,
+        leadingKey: part.Item?.pk?.S ?? part.Key?.pk?.S,
+        attributes: attributesOf(part),
+      }));
+    });
+    expect(writes.length).toBeGreaterThanOrEqual(3);
+    for (const write of writes) {
+      const allowed = tableStatements.some(
+        ({ statement }) =>
+          asArray(statement.Action).includes(write.action) &&
+          conditionOf(statement, "dynamodb:LeadingKeys").includes(write.leadingKey ?? "") &&
+          write.attributes.every((name) =>
+            conditionOf(statement, "dynamodb:Attributes").includes(name),
+          ),
+      );
+      expect(allowed, JSON.stringify(write)).toBe(true);
+    }
+  });
+
+  it("records the probe key's create and revoke in the key history, by the hook", async () => {
+    await rig.runHook("d-history", healthy);
+    const key = (await rig.apiKeyRecords()).find(
+      (item) => item.label?.S === "pre-traffic check d-history",
+    );
+    const events = await rig.keyEvents(key?.keyId?.S ?? "");
+    expect(events.map((event) => event.event)).toEqual(["create", "revoke"]);
+    expect(events.every((event) => event.who.startsWith("lambda:"))).toBe(true);
+    expect(events.some((event) => event.intended)).toBe(false);
+  });
+});

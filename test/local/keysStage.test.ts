@@ -144,7 +144,7 @@ describe("keys against a stage out of reach: one line, exit 1, within seconds", 
     try {
       const exit = await keys(
         awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}` }),
-        "create",
+        "list",
         "--stage",
         "staging",
       );

@@ -8,9 +8,11 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { ApiKeyVerifier } from "../../lib/auth.ts";
 import { ApiKeyStore, hashApiKey, maxGraceMs } from "../../lib/repositories/apiKeys.ts";
+import { KeyEventStore } from "../../lib/repositories/keyEvents.ts";
 import { Table } from "../../lib/table/table.ts";
 import { keys as tableKeys } from "../../lib/table/schema.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
+import { made } from "../support/rotations.ts";
 import { accepted, contractLimitMs, start } from "../support/keyClock.ts";
 
 const store = useEmbeddedDynamo();
@@ -32,8 +34,7 @@ describe("during a rotation's grace both keys work; after it only the new one", 
   it("keeps the old key for the grace (24 h by default in the command) and not a moment longer", async () => {
     const old = await keys.issue("partner-a", soon());
     expect(await accepted(verifier, old.apiKey)).toBe(true);
-    const rotation = await keys.rotate(old.record.keyId, 24 * hour, soon());
-    if (!rotation) throw new Error("the key was not found");
+    const rotation = made(await keys.rotate(old.record.keyId, 24 * hour, soon()));
     const fresh = rotation.issued.apiKey;
     expect(rotation.previous.expiresAt).toBe(new Date(start + 24 * hour).toISOString());
     expect(await accepted(verifier, fresh)).toBe(true);
@@ -57,11 +58,11 @@ describe("during a rotation's grace both keys work; after it only the new one", 
 
   it("never gives more than 7 days, and never extends an earlier expiry", async () => {
     const open = await keys.issue("a", soon());
-    const long = await keys.rotate(open.record.keyId, 30 * 24 * hour, soon());
-    expect(long?.previous.expiresAt).toBe(new Date(start + maxGraceMs).toISOString());
+    const long = made(await keys.rotate(open.record.keyId, 30 * 24 * hour, soon()));
+    expect(long.previous.expiresAt).toBe(new Date(start + maxGraceMs).toISOString());
     const soonExpiring = await keys.issue("b", soon(), { expiresAt: new Date(start + hour) });
-    const rotated = await keys.rotate(soonExpiring.record.keyId, 24 * hour, soon());
-    expect(rotated?.previous.expiresAt).toBe(new Date(start + hour).toISOString());
+    const rotated = made(await keys.rotate(soonExpiring.record.keyId, 24 * hour, soon()));
+    expect(rotated.previous.expiresAt).toBe(new Date(start + hour).toISOString());
   });
 });
 
@@ -75,25 +76,22 @@ describe("the new key is the old one's twin: label, scopes and rate limit", () =
       soon(),
     );
     now = start + hour;
-    const rotation = await keys.rotate(old.record.keyId, hour, soon());
-    const record = rotation?.issued.record;
+    const rotation = made(await keys.rotate(old.record.keyId, hour, soon()));
+    const record = rotation.issued.record;
     expect(record).toMatchObject({
       label: "partner-b",
       scopes: ["categories:read"],
       rotatedFrom: old.record.keyId,
       createdAt: new Date(start + hour).toISOString(),
     });
-    expect(record?.keyId).not.toBe(old.record.keyId);
-    expect(record?.expiresAt).toBeUndefined();
+    expect(record.keyId).not.toBe(old.record.keyId);
+    expect(record.expiresAt).toBeUndefined();
     const item = await new Table(store.db, tableName).get(
-      tableKeys.apiKey(hashApiKey(rotation?.issued.apiKey ?? "")),
+      tableKeys.apiKey(hashApiKey(rotation.issued.apiKey)),
       soon(),
     );
     expect(item).toMatchObject({ rate: { N: "5" }, burst: { N: "10" } });
-    const principal = await verifier.authenticate(
-      `Bearer ${rotation?.issued.apiKey ?? ""}`,
-      soon(),
-    );
+    const principal = await verifier.authenticate(`Bearer ${rotation.issued.apiKey}`, soon());
     expect(principal.scopes).toEqual(["categories:read"]);
   });
 
@@ -125,5 +123,69 @@ describe("update changes a key's scopes in place, everywhere within the cache ti
 
   it("answers undefined for an unknown key id", async () => {
     expect(await keys.update("key_000000000000", { scopes: [] }, soon())).toBeUndefined();
+  });
+});
+
+describe("the store refuses to rotate a key that can no longer be used (a conditional write)", () => {
+  it("a revoked key: refused, no new key, and the old key as it was", async () => {
+    const old = await keys.issue("partner-c", soon());
+    await keys.revoke(old.record.keyId, soon());
+    const before = await keys.list(soon());
+    const refused = await keys.rotate(old.record.keyId, hour, soon());
+    expect(refused).toMatchObject({ refused: "revoked", record: { keyId: old.record.keyId } });
+    expect(await keys.list(soon())).toEqual(before);
+    // Nor an event for a rotation that was not made.
+    const trail = await new KeyEventStore(store.db, tableName).list(old.record.keyId, soon());
+    expect(trail.map((event) => event.event)).toEqual(["create", "revoke"]);
+  });
+
+  it("an expired key: refused likewise", async () => {
+    const old = await keys.issue("partner-d", soon(), { expiresAt: new Date(start + hour) });
+    now = start + hour;
+    const refused = await keys.rotate(old.record.keyId, hour, soon());
+    expect(refused).toMatchObject({ refused: "expired" });
+    expect(await keys.list(soon())).toHaveLength(1);
+  });
+
+  it("a key revoked between the rotation's read and its write: refused, not rotated", async () => {
+    const old = await keys.issue("partner-e", soon());
+    const hash = hashApiKey(old.apiKey);
+    // The revoke lands just after the rotation has read the key (its Query), before it writes.
+    const racing = new Proxy(store.db, {
+      get(target, name, receiver): unknown {
+        if (name !== "call") return Reflect.get(target, name, receiver) as unknown;
+        return async (operation: string, input: object, deadline: number): Promise<unknown> => {
+          const answer = await target.call(operation, input, deadline);
+          if (operation === "Query")
+            await new Table(target, tableName).update(
+              tableKeys.apiKey(hash),
+              { text: "SET revokedAt = :at", values: { ":at": new Date(now).toISOString() } },
+              deadline,
+            );
+          return answer;
+        };
+      },
+    });
+    const rotating = new ApiKeyStore(racing, tableName, () => now);
+    expect(await rotating.rotate(old.record.keyId, hour, soon())).toMatchObject({
+      refused: "revoked",
+    });
+    expect((await keys.list(soon())).map((record) => record.keyId)).toEqual([old.record.keyId]);
+  });
+});
+
+describe("a rotated pair shares one rate limit bucket during the grace window", () => {
+  it("both keys count against the old key's bucket, and so does a rotation of the new one", async () => {
+    const old = await keys.issue("partner-f", soon());
+    const first = made(await keys.rotate(old.record.keyId, hour, soon()));
+    const second = made(await keys.rotate(first.issued.record.keyId, hour, soon()));
+    const bucketOf = async (apiKey: string) =>
+      (await verifier.authenticate(`Bearer ${apiKey}`, soon())).bucket;
+    expect(await bucketOf(old.apiKey)).toBe(old.record.keyId);
+    expect(await bucketOf(first.issued.apiKey)).toBe(old.record.keyId);
+    expect(await bucketOf(second.issued.apiKey)).toBe(old.record.keyId);
+    // A key never rotated has a bucket of its own.
+    const other = await keys.issue("partner-g", soon());
+    expect(await bucketOf(other.apiKey)).toBe(other.record.keyId);
   });
 });

@@ -8,6 +8,8 @@
 import type { Handler } from "aws-lambda";
 import { versionVariable } from "../../lib/deployHook/targets.ts";
 import type { Item } from "../../lib/dynamodb.ts";
+import type { KeyEvent } from "../../lib/repositories/keyEvents.ts";
+import { KeyEventStore } from "../../lib/repositories/keyEvents.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
@@ -50,6 +52,8 @@ export interface HookRig {
   ): Promise<{ result: unknown; logs: string[]; report: Reported | undefined }>;
   /** The table's API key records (the hook's own included). */
   apiKeyRecords(): Promise<Item[]>;
+  /** The key history of one key, as `npm run keys -- history <keyId>` reads it. */
+  keyEvents(keyId: string): Promise<KeyEvent[]>;
   close(): Promise<void>;
 }
 
@@ -84,6 +88,14 @@ export async function startHookRig(): Promise<HookRig> {
     invoked,
     runHook: (deploymentId, version) => runHook(hookProxy, reported, deploymentId, version),
     apiKeyRecords: () => apiKeyRecords(dynamo),
+    keyEvents: async (keyId) => {
+      const client = localClient(dynamo.endpoint);
+      try {
+        return await new KeyEventStore(client, table).list(keyId, Date.now() + 5000);
+      } finally {
+        client.close();
+      }
+    },
     close: async () => {
       delete process.env.LAMBDA_ENDPOINT;
       delete process.env.CODEDEPLOY_ENDPOINT;

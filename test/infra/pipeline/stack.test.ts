@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadTemplate, projectRoot } from "../../../local/template.ts";
 import { stageConfig, stages } from "../../../scripts/stages.ts";
-import type { JsonObject } from "../../support/cloudFormation.ts";
+import type { Json, JsonObject } from "../../support/cloudFormation.ts";
 import { asArray, iamStatements, isObject, raw, text } from "../../support/cloudFormation.ts";
 import { cfnLint, cfnLintMissing } from "../../support/cfnLint.ts";
 import { skipWithout } from "../../support/missingTool.ts";
@@ -93,5 +93,138 @@ describe("infra/pipeline.yaml", () => {
     expect(deploy.role_arn).toBe(
       `arn:aws:iam::${account}:role/${sub("CloudFormationRole", "RoleName")}`,
     );
+  });
+});
+
+describe("the CloudFormation role cannot raise its own rights (or anyone's past the boundary)", () => {
+  const statements = iamStatements(pipeline).filter(({ owner }) => owner === "CloudFormationRole");
+  const allows = statements.filter(({ statement }) => statement.Effect === "Allow");
+  const denies = statements.filter(({ statement }) => statement.Effect === "Deny");
+  const actionsOf = (statement: JsonObject): string[] => asArray(statement.Action).map(String);
+  const boundary = pipeline.Resources.StackRoleBoundary?.Properties ?? {};
+  /** A `!Sub` string as written (`${Stage}` and all), or a plain string. */
+  const subText = (value: Json | undefined): string =>
+    isObject(value) ? text(value["Fn::Sub"]) : text(value);
+  const boundaryName = subText(boundary.ManagedPolicyName);
+  const template = raw(loadTemplate());
+
+  it("writes a role's policy or boundary only with the stack's boundary on that role", () => {
+    const writes = new Set([
+      "iam:CreateRole",
+      "iam:PutRolePolicy",
+      "iam:DeleteRolePolicy",
+      "iam:AttachRolePolicy",
+      "iam:DetachRolePolicy",
+      "iam:PutRolePermissionsBoundary",
+    ]);
+    const writing = allows.filter(({ statement }) =>
+      actionsOf(statement).some((action) => writes.has(action)),
+    );
+    expect(writing.length).toBeGreaterThan(0);
+    for (const { at, statement } of writing) {
+      expect(statement.Condition, at).toEqual({
+        StringEquals: { "iam:PermissionsBoundary": { Ref: "StackRoleBoundary" } },
+      });
+    }
+  });
+
+  it("may not make policies, users or groups, attach managed policies, or take a boundary off", () => {
+    const granted = allows.flatMap(({ statement }) => actionsOf(statement));
+    for (const action of granted.filter((action) => action.startsWith("iam:"))) {
+      expect(action).toMatch(
+        /^iam:(CreateRole|DeleteRole|GetRole|UpdateAssumeRolePolicy|UpdateRoleDescription|PutRolePolicy|GetRolePolicy|DeleteRolePolicy|PutRolePermissionsBoundary|TagRole|UntagRole|PassRole)$/,
+      );
+    }
+    const keepBoundaries = denies.find(({ statement }) =>
+      actionsOf(statement).includes("iam:DeleteRolePermissionsBoundary"),
+    );
+    expect(keepBoundaries?.statement.Resource).toBe("*");
+  });
+
+  it("is denied every IAM action on the pipeline's own roles and on the boundary", () => {
+    const denied = denies.find(({ statement }) => actionsOf(statement).includes("iam:*"));
+    const resources = asArray(denied?.statement.Resource);
+    const roleNames = Object.values(pipeline.Resources)
+      .filter((resource) => resource.Type === "AWS::IAM::Role")
+      .map((resource) => subText(resource.Properties?.RoleName));
+    expect(roleNames).toHaveLength(2);
+    for (const name of roleNames) {
+      expect(resources).toContainEqual({
+        "Fn::Sub": `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${name}`,
+      });
+      // The names are inside the pattern the stack may write: the deny is what keeps them out.
+      expect(name).toMatch(/^petstore-\$\{Stage\}-/);
+    }
+    expect(resources).toContainEqual({ Ref: "StackRoleBoundary" });
+  });
+
+  it("the boundary grants no IAM, STS or wildcard action, only on the stage's resources", () => {
+    expect(pipeline.Resources.StackRoleBoundary?.Type).toBe("AWS::IAM::ManagedPolicy");
+    expect(boundaryName).toBe("petstore-${Stage}-boundary");
+    const document = boundary.PolicyDocument as JsonObject;
+    for (const statement of asArray(document.Statement).filter(isObject)) {
+      expect(statement.Effect).toBe("Allow");
+      for (const action of actionsOf(statement)) expect(action).toMatch(/^(?!iam:|sts:)[^*]+$/);
+      expect(subText(statement.Resource)).toMatch(/petstore-\$\{Stage\}/);
+    }
+  });
+
+  it("every role of infra/template.yaml carries the boundary, and needs nothing outside it", () => {
+    const document = boundary.PolicyDocument as JsonObject;
+    const ceiling = new Set(
+      asArray(document.Statement)
+        .filter(isObject)
+        .flatMap((statement) => actionsOf(statement)),
+    );
+    const expected = {
+      "Fn::Sub": `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:policy/${boundaryName}`,
+    };
+    const roles = Object.entries(template.Resources).filter(
+      ([, resource]) => resource.Type === "AWS::IAM::Role",
+    );
+    expect(roles.length).toBeGreaterThan(0);
+    for (const [id, role] of roles)
+      expect(role.Properties?.PermissionsBoundary, id).toEqual(expected);
+    // Roles SAM would make for a function that names none of its own.
+    expect(template.Globals.Function.PermissionsBoundary).toEqual(expected);
+    const needed = iamStatements(template)
+      .filter(({ statement }) => statement.Effect === "Allow")
+      .flatMap(({ statement }) => actionsOf(statement));
+    expect(needed.filter((action) => !ceiling.has(action))).toEqual([]);
+  });
+
+  it("needs no account-wide log resource policy: the access log's delivery is allowed here", () => {
+    const granted = allows.flatMap(({ statement }) => actionsOf(statement));
+    expect(granted).not.toContain("logs:PutResourcePolicy");
+    const delivery = pipeline.Resources.AccessLogDelivery;
+    expect(delivery?.Type).toBe("AWS::Logs::ResourcePolicy");
+    const policy = text(
+      (delivery?.Properties?.PolicyDocument as JsonObject | undefined)?.["Fn::Sub"] ?? null,
+    );
+    const parsed = JSON.parse(policy) as { Statement: { Resource: string; Principal: object }[] };
+    expect(parsed.Statement.map((statement) => statement.Resource)).toEqual([
+      "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/apigateway/petstore-${Stage}:*",
+    ]);
+    expect(parsed.Statement[0]?.Principal).toEqual({ Service: "delivery.logs.amazonaws.com" });
+  });
+
+  it("changes only the HTTP API CloudFormation tagged as the stage's stack", () => {
+    const apiStatements = allows.filter(({ statement }) =>
+      actionsOf(statement).some((action) => action.startsWith("apigateway:")),
+    );
+    for (const { at, statement } of apiStatements) {
+      const resources = asArray(statement.Resource).map(subText);
+      const onExisting = resources.some((resource) => /::\/(apis|tags)\/\*$/.test(resource));
+      if (onExisting) {
+        expect(statement.Condition, at).toEqual({
+          StringEquals: {
+            "aws:ResourceTag/aws:cloudformation:stack-name": { "Fn::Sub": "petstore-${Stage}" },
+          },
+        });
+      } else {
+        // Unconditioned: only the collection itself (creating an API, which touches no other).
+        expect(resources, at).toEqual(["arn:${AWS::Partition}:apigateway:${AWS::Region}::/apis"]);
+      }
+    }
   });
 });

@@ -131,3 +131,19 @@ describe("a conditional write answers whether its condition held; other faults p
     expect(isConditionFailure(new Error("ConditionalCheckFailedException"))).toBe(false);
   });
 });
+
+describe("a cancelled transaction names each write's reason, in order", () => {
+  it("reads CancellationReasons' codes; a reason without one is None; none at all is empty", () => {
+    const body = JSON.stringify({
+      __type: "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+      Message: "Transaction cancelled",
+      CancellationReasons: [{ Code: "None" }, { Code: "ConditionalCheckFailed" }, {}, null],
+    });
+    expect(caught(() => readAnswer(400, body))).toMatchObject({
+      type: "TransactionCanceledException",
+      reasons: ["None", "ConditionalCheckFailed", "None", "None"],
+    });
+    const notAList = JSON.stringify({ __type: "X", CancellationReasons: { Code: "None" } });
+    expect(caught(() => readAnswer(400, notAList))).toMatchObject({ reasons: [] });
+  });
+});

@@ -312,3 +312,148 @@ describe("unprocessed keys are asked again with exponential backoff (DynamoDB's 
     expect(c - b).toBeGreaterThanOrEqual(99);
   });
 });
+
+describe("transactWrite makes every write or none, where the store has transactions", () => {
+  const item = (partition: string, sk: string) => ({ pk: partition, sk });
+  /** The table over a client that counts its TransactWriteItems calls. */
+  const counting = () => {
+    let calls = 0;
+    const db = new Proxy(store.db, {
+      get(target, name, receiver): unknown {
+        if (name !== "call") return Reflect.get(target, name, receiver) as unknown;
+        return (operation: string, input: object, deadline: number): Promise<unknown> => {
+          if (operation === "TransactWriteItems") calls++;
+          return target.call(operation, input, deadline);
+        };
+      },
+    });
+    return { table: new Table(db, tableName), calls: () => calls };
+  };
+
+  it("a put, an update and a delete land together (dynalite: false, nothing written)", async () => {
+    const partition = freshPartition();
+    await table.put(item(partition, "b"), { n: 1 }, soon());
+    await table.put(item(partition, "c"), { n: 1 }, soon());
+    const made = await table.transactWrite(
+      [
+        { kind: "put", key: item(partition, "a"), fields: { n: 7 } },
+        {
+          kind: "update",
+          key: item(partition, "b"),
+          update: { text: "SET n = n + :one", values: { ":one": 1 } },
+        },
+        {
+          kind: "delete",
+          key: item(partition, "c"),
+          condition: { text: "n = :one", values: { ":one": 1 } },
+        },
+      ],
+      soon(),
+    );
+    const after = (await table.queryAll({ partition }, soon())).map((i) => [
+      text(i, "sk"),
+      num(i, "n"),
+    ]);
+    if (storeEngine === "dynalite") {
+      expect(made).toBe(false);
+      expect(after).toEqual([
+        ["b", 1],
+        ["c", 1],
+      ]);
+    } else {
+      expect(made).toBe(true);
+      expect(after).toEqual([
+        ["a", 7],
+        ["b", 2],
+      ]);
+    }
+  });
+
+  it("a condition that does not hold cancels all, thrown as a ConditionalCheckFailedException naming the write", async () => {
+    const partition = freshPartition();
+    await table.put(item(partition, "b"), { n: 1 }, soon());
+    const attempt = table.transactWrite(
+      [
+        { kind: "put", key: item(partition, "a"), fields: { n: 7 } },
+        {
+          kind: "update",
+          key: item(partition, "b"),
+          update: { text: "SET n = :two", values: { ":two": 2 } },
+          condition: { text: "n = :zero", values: { ":zero": 0 } },
+        },
+      ],
+      soon(),
+    );
+    if (storeEngine === "dynalite") {
+      expect(await attempt).toBe(false);
+    } else {
+      const error = await attempt.then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(isConditionFailure(error)).toBe(true);
+      expect(String(error)).toMatch(/the condition of write 2 of 2 did not hold/);
+    }
+    expect((await table.queryAll({ partition }, soon())).map((i) => num(i, "n"))).toEqual([1]);
+  });
+
+  it("another refusal passes on as it is (two writes on one item)", async () => {
+    const partition = freshPartition();
+    const attempt = table.transactWrite(
+      [
+        { kind: "put", key: item(partition, "a"), fields: { n: 1 } },
+        { kind: "delete", key: item(partition, "a") },
+      ],
+      soon(),
+    );
+    if (storeEngine === "dynalite") expect(await attempt).toBe(false);
+    else await expect(attempt).rejects.toMatchObject({ type: "ValidationException" });
+    expect(await table.queryAll({ partition }, soon())).toEqual([]);
+  });
+
+  it("asks the store once: a store without transactions is not asked again", async () => {
+    const { table: countingTable, calls } = counting();
+    const partition = freshPartition();
+    const writes = [{ kind: "put" as const, key: item(partition, "a"), fields: { n: 1 } }];
+    const first = await countingTable.transactWrite(writes, soon());
+    const second = await countingTable.transactWrite(
+      [{ kind: "put", key: item(partition, "b"), fields: { n: 1 } }],
+      soon(),
+    );
+    expect([first, second]).toEqual(storeEngine === "dynalite" ? [false, false] : [true, true]);
+    expect(calls()).toBe(storeEngine === "dynalite" ? 1 : 2);
+  });
+});
+
+describe("write makes one write of a transaction on its own, with its condition", () => {
+  it("puts, updates and deletes, each refused when its condition does not hold", async () => {
+    const partition = freshPartition();
+    const key = onlyItem(partition);
+    await table.write({ kind: "put", key, fields: { n: 1 } }, soon());
+    const never = { text: "n = :zero", values: { ":zero": 0 } };
+    for (const write of [
+      { kind: "put" as const, key, fields: { n: 5 }, condition: never },
+      {
+        kind: "update" as const,
+        key,
+        update: { text: "SET n = :five", values: { ":five": 5 } },
+        condition: never,
+      },
+      { kind: "delete" as const, key, condition: never },
+    ]) {
+      expect(await conditionHeld(table.write(write, soon()))).toBe(false);
+    }
+    expect(num((await table.get(key, soon())) ?? {}, "n")).toBe(1);
+    await table.write(
+      { kind: "update", key, update: { text: "SET n = :two", values: { ":two": 2 } } },
+      soon(),
+    );
+    expect(num((await table.get(key, soon())) ?? {}, "n")).toBe(2);
+    await table.write({ kind: "delete", key }, soon());
+    expect(await table.get(key, soon())).toBeUndefined();
+  });
+});
+
+function onlyItem(partition: string) {
+  return { pk: partition, sk: "only" };
+}
