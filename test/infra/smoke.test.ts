@@ -87,6 +87,18 @@ describe("read-only, the default", () => {
         checks.some((line) => line.includes(what)),
         what,
       ).toBe(true);
+    // Each PASS line's detail says something its name does not ("404 not_found: not_found").
+    for (const line of checks) {
+      const text = line.replace(/^PASS {2}/, "");
+      const [name, detail] = [
+        text.slice(0, text.indexOf(": ")),
+        text.slice(text.indexOf(": ") + 2),
+      ];
+      expect(name.includes(detail), line).toBe(false);
+    }
+    expect(checks).toContainEqual(
+      'PASS  an unknown route answers 404 not_found: "no such route; the API serves /v1/categories"',
+    );
     expect(out).toContain("read-only");
     expect(out).toContain(`smoke: ${checks.length} passed, 0 failed`);
     expect(await categories()).toEqual(before);
