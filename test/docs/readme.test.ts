@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { generateKey } from "../../lib/keyFormat.ts";
 import { projectRoot } from "../../local/template.ts";
 
 const readme = readFileSync(resolve(projectRoot, "README.md"), "utf8");
@@ -100,6 +101,37 @@ describe("the README reads in five minutes", () => {
         const file = resolve(dirname(path), target.split("#")[0] ?? "");
         expect(file.startsWith(`${projectRoot}/`), `${page}: ${target}`).toBe(true);
         expect(existsSync(file), `${page}: ${target}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("the README and docs/ state each fact once, and right", () => {
+  const pages = [
+    ["README.md", readme],
+    ...readdirSync(resolve(projectRoot, "docs")).map((page) => [
+      `docs/${page}`,
+      readFileSync(resolve(projectRoot, "docs", page), "utf8"),
+    ]),
+  ] as const;
+
+  it("gives the key format as lib/keyFormat.ts makes it: 43 base62 characters and a checksum", () => {
+    const key = generateKey("prod");
+    expect(key).toMatch(/^petstore_prod_[0-9A-Za-z]{43}_[0-9A-Za-z]{6}$/);
+    for (const [page, text] of pages) {
+      for (const [said] of text.matchAll(/43 base\w+/g)) expect(said, page).toBe("43 base62");
+    }
+  });
+
+  it("keeps every shell command of a code block on lines of its own (none collapsed into one)", () => {
+    for (const [page, text] of pages) {
+      for (const [, block = ""] of text.matchAll(/```sh\n([^]*?)```/g)) {
+        for (const line of block.split("\n")) {
+          // A continuation ("\\") that lost its line break leaves a gap before the next option.
+          expect(/\S {5,}--?[a-z]/.test(line.replace(/ +#.*$/, "")), `${page}: ${line}`).toBe(
+            false,
+          );
+        }
       }
     }
   });
