@@ -5,12 +5,13 @@
  * the command (exit 2), run through npm exactly as the README writes them. The commands that
  * hand their options to the tool they run are the ones the README names as such.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateKey } from "../../lib/keyFormat.ts";
 import { projectRoot } from "../../local/template.ts";
+import type { Finished } from "../support/command.ts";
+import { runCommand } from "../support/command.ts";
 
 const readme = readFileSync(resolve(projectRoot, "README.md"), "utf8");
 const lines = readme.split("\n");
@@ -32,23 +33,10 @@ const scriptOf = (command: string): string => command.replace(/^npm (run )?/, ""
 /** The commands the README says pass their options to the tool they run. */
 const toolsOwn = ["npm test", "npm run test:dynamodb-local", "npm run typecheck"];
 
-function npm(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn("npm", ["--silent", ...args], {
-      cwd: projectRoot,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, PETSTORE_API_KEY: "" },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-    child.once("error", fail);
-    child.once("exit", (code) => {
-      done({ code: code ?? -1, out, err });
-    });
-  });
-}
+/** `npm --silent <args>`, as a reader types it. */
+const npm = (args: string[]): Promise<Finished> =>
+  runCommand("npm", ["--silent", ...args], { env: { ...process.env, PETSTORE_API_KEY: "" } });
+
 const runArgs = (command: string, option: string): string[] => {
   const script = scriptOf(command);
   return ["start", "test"].includes(script)

@@ -3,11 +3,12 @@
  * `--help` and refuses an unknown flag in one line is test/docs/readme.test.ts's, over the
  * commands the README lists.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../local/template.ts";
+import type { Finished } from "../support/command.ts";
+import { runCommand } from "../support/command.ts";
 
 const scripts = (
   JSON.parse(readFileSync(resolve(projectRoot, "package.json"), "utf8")) as {
@@ -16,24 +17,12 @@ const scripts = (
 ).scripts;
 
 /** `npm run <name> -- <args>` without npm: the script's node command, as package.json has it. */
-function run(name: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+function run(name: string, args: string[]): Promise<Finished> {
   const command = scripts[name] ?? "";
   const [node, ...rest] = command.split(" ");
   expect(node, command).toBe("node");
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...rest, ...args], {
-      cwd: projectRoot,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, PETSTORE_API_KEY: "" },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-    child.once("error", fail);
-    child.once("exit", (code) => {
-      done({ code: code ?? -1, out, err });
-    });
+  return runCommand(process.execPath, [...rest, ...args], {
+    env: { ...process.env, PETSTORE_API_KEY: "" },
   });
 }
 
