@@ -14,6 +14,8 @@ export default tseslint.config(
       ".bench-tmp/",
       "reports/",
       ".stryker-tmp/",
+      // Your own try-outs (clients/typescript/README.md): outside the project's checks.
+      "scratch/",
       "clients/typescript/schema.ts",
     ],
   },

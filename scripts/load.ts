@@ -13,8 +13,8 @@
  *     was asked for, without duplicates, in id order;
  *   - on a server of its own: one request log line per request, all 2xx.
  *
- * Prints throughput and latency percentiles (p50/p90/p99/max) for creates and lists, and a
- * final JSON line with the figures; exits 1 on any error or loss, 2 on a usage error.
+ * Prints throughput and latency percentiles (p50/p90/p99/max) for creates and lists, one line per
+ * check and a PASS or FAIL line; exits 1 on any error or loss, 2 on a usage error.
  * `--quick`: 500 creates, the same checks.
  *
  * This file is the command line; the run is in scripts/lib/load/ (run.ts: the run, workers.ts:
@@ -111,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`load: ${where} could not be loaded (${reason}); is it running?\n`);
     return 1;
   }
-  process.stdout.write(`${formatReport(report)}\n${JSON.stringify(report)}\n`);
+  process.stdout.write(`${formatReport(report)}\n`);
   return report.ok ? 0 : 1;
 }
 

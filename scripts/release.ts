@@ -59,7 +59,7 @@ export function rollbackAdvice(config: StageConfig): string[] {
     .map((spec) => spec.name);
   const where = `--region ${config.region}`;
   return [
-    `To roll back ${config.stackName} (README "Operating" → "Rolling back"):`,
+    `To roll back ${config.stackName} (docs/operating.md "Rolling back"):`,
     `  quickest, the code only: point each alias back at the version it had before, e.g.`,
     ...functions.map(
       (name) =>

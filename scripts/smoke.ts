@@ -23,7 +23,7 @@ import { unreachable } from "./lib/smoke/reach.ts";
 import { stackOutput, stageConfig, stages } from "./stages.ts";
 import { capture, which } from "./process.ts";
 
-/** What each way of stopping exits with; --help and the README list them. */
+/** What each way of stopping exits with; --help and docs/deploying.md ("Smoke test") list them. */
 export const exitCodes = {
   passed: 0,
   checkFailed: 1,

@@ -10,6 +10,7 @@ import { acceptedFieldsText, requiredFieldsText } from "../category.ts";
 import type { ApiError } from "../errors.ts";
 import { errors } from "../errors.ts";
 import type { HttpEvent } from "./message.ts";
+import { jsonErrorPlace } from "./jsonPosition.ts";
 import { header } from "./message.ts";
 import { isJsonMediaType, readBodyText } from "./request.ts";
 
@@ -37,16 +38,37 @@ export function jsonRequestBody(): MiddlewareObj<HttpEvent>[] {
       request.event.isBase64Encoded = false;
     },
   };
-  return [checks, httpJsonBodyParser({ disableContentTypeCheck: true })];
+  const parser = httpJsonBodyParser({ disableContentTypeCheck: true });
+  // The parser's own errors become the contract's here, where the body text is at hand: a syntax
+  // error's message says where the body stops being JSON.
+  const parse: MiddlewareObj<HttpEvent> = {
+    before: async (request) => {
+      const text = request.event.body ?? "";
+      try {
+        await parser.before?.(request);
+      } catch (thrown) {
+        throw fromBodyParserError(thrown, text) ?? thrown;
+      }
+    },
+  };
+  return [checks, parse];
+}
+
+/** invalid_json, saying where `text` (when known) stops being JSON. */
+function malformed(text: string | undefined): ApiError {
+  const place = text === undefined ? undefined : jsonErrorPlace(text);
+  return place === undefined
+    ? errors.invalidJson()
+    : errors.invalidJson(`the request body is not well-formed JSON: ${place}`);
 }
 
 /**
  * The parser throws http-errors (`statusCode`) whose `cause.package` names it: 415 for the media
  * type, 422 for a body it refuses. A 422 carries the JSON.parse failure as `cause.message`, or, for
  * a `__proto__` / `constructor` key, that key alone as `cause.data`. Pinned against the installed
- * version by test/lib/jsonBody.test.ts.
+ * version by test/lib/jsonBody.test.ts. With the body's `text`, a syntax error says where.
  */
-export function fromBodyParserError(thrown: unknown): ApiError | undefined {
+export function fromBodyParserError(thrown: unknown, text?: string): ApiError | undefined {
   if (!(thrown instanceof Error)) return undefined;
   const { statusCode } = thrown as { statusCode?: unknown };
   const cause = thrown.cause as
@@ -59,7 +81,7 @@ export function fromBodyParserError(thrown: unknown): ApiError | undefined {
     ? errors.invalidBody(
         `the field ${JSON.stringify(refusedKey)} is not accepted: only ${acceptedFieldsText} are`,
       )
-    : errors.invalidJson();
+    : malformed(text);
 }
 
 /** A NewCategory is a flat object; anything nested deeper than this cannot be one. */
@@ -76,7 +98,7 @@ function refuseDeepNesting(text: string): void {
   try {
     JSON.parse(text);
   } catch {
-    throw errors.invalidJson();
+    throw malformed(text);
   }
   throw errors.invalidBody(
     `the body nests deeper than ${maxJsonDepth} levels; send a flat JSON object`,

@@ -1,10 +1,16 @@
 /**
  * The `RateLimit-Policy` and `RateLimit` fields of draft-ietf-httpapi-ratelimit-headers (-10, and
  * -11 where it differs), as RFC 9651 Structured Fields: a List with one Item, the String
- * "default", with Integer parameters.
+ * "per-key" (the limit is the API key's own), with Integer parameters.
  *
- *   RateLimit-Policy: "default";q=<burst>;w=<seconds to refill the whole burst>
- *   RateLimit: "default";r=<remaining>;t=<seconds until the bucket is full again>
+ *   RateLimit-Policy: "per-key";q=<requests>;w=<seconds>  (the key's sustained rate, as set)
+ *   RateLimit: "per-key";r=<remaining>;t=<seconds until the bucket is full again>
+ *
+ * In the draft `q` is a quota of requests per window of `w` seconds, so `q`/`w` is the key's
+ * sustained rate in the unit the operator wrote it: 2/s is q=2;w=1, 600/min q=600;w=60. The burst
+ * is not a window and has no parameter of the draft: it shows in `r`, which can reach it.
+ * (Until 2026-11, q was the burst and w the seconds to refill it: a 2/s burst-3 key read q=3;w=2,
+ * which a reader takes for 3 requests per 2 seconds.)
  *
  * Serialised by hand, not with the `structured-headers` package: these two shapes need only a
  * fixed token-free String and non-negative Integers (RFC 9651 §4.1.4: at most 15 digits), which
@@ -13,8 +19,8 @@
  */
 import type { RateLimit } from "./policy.ts";
 
-/** The policy's name in both fields (the draft's partition-independent default policy). */
-const policyName = '"default"';
+/** The policy's name in both fields: what it limits, the requests of one API key. */
+const policyName = '"per-key"';
 const maxInteger = 999_999_999_999_999;
 
 /** A count as an Integer: whole units, rounded down (below one, and not a number, are 0). */
@@ -23,10 +29,11 @@ function integer(value: number): string {
   return String(Math.min(maxInteger, Math.floor(value)));
 }
 
-/** The bucket's quota (its burst) and the window in which it refills from empty, whole seconds. */
+/** The key's sustained rate as a quota per window: `<n>/s` is q=n;w=1, `<n>/min` q=n;w=60. */
 export function policyField(limit: RateLimit): string {
-  const window = Math.max(1, Math.ceil(limit.burst / limit.perSecond));
-  return `${policyName};q=${integer(limit.burst)};w=${integer(window)}`;
+  const window = limit.rate.endsWith("/min") ? 60 : 1;
+  // perSecond × window gives back the n the operator wrote (rounded: n/60 × 60 may not be exact).
+  return `${policyName};q=${integer(Math.round(limit.perSecond * window))};w=${String(window)}`;
 }
 
 export function rateLimitField(remaining: number, resetSeconds: number): string {

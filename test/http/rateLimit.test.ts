@@ -59,7 +59,7 @@ async function call(
   return answer;
 }
 
-/** Both fields, parsed by the library: one member, the String "default", Integer parameters. */
+/** Both fields, parsed by the library: one member, the String "per-key", Integer parameters. */
 function rateLimitFields(answer: Answer) {
   const policy = parseList(answer.headers["ratelimit-policy"] ?? "");
   const state = parseList(answer.headers.ratelimit ?? "");
@@ -67,8 +67,8 @@ function rateLimitFields(answer: Answer) {
   expect(state).toHaveLength(1);
   const [[policyName, policyParams]] = policy as [[unknown, Map<string, unknown>]];
   const [[stateName, stateParams]] = state as [[unknown, Map<string, unknown>]];
-  expect(policyName).toBe("default");
-  expect(stateName).toBe("default");
+  expect(policyName).toBe("per-key");
+  expect(stateName).toBe("per-key");
   for (const value of [...policyParams.values(), ...stateParams.values()]) {
     expect(Number.isInteger(value)).toBe(true);
     expect(value as number).toBeGreaterThanOrEqual(0);
@@ -86,17 +86,17 @@ describe("every answer to a request with a valid key carries RateLimit-Policy an
     const { key } = issueKey(dataDir, "--rate", "6/min", "--burst", "4");
     const ok = await call(key);
     expect(ok.status).toBe(200);
-    expect(rateLimitFields(ok)).toEqual({ q: 4, w: 40, r: 3, t: 10 });
+    expect(rateLimitFields(ok)).toEqual({ q: 6, w: 60, r: 3, t: 10 });
     const invalid = await call(key, "POST", "/v1/categories", "{}");
     expect(invalid.status).toBe(400);
     expect(rateLimitFields(invalid).r).toBe(2);
     const pets = await call(key, "GET", "/v1/pets/1");
     expect(pets.status).toBe(501);
-    expect(rateLimitFields(pets).q).toBe(4);
+    expect(rateLimitFields(pets).q).toBe(6);
     await call(key);
     const limited = await call(key);
     expect(limited.status).toBe(429);
-    expect(rateLimitFields(limited)).toMatchObject({ q: 4, r: 0 });
+    expect(rateLimitFields(limited)).toMatchObject({ q: 6, r: 0 });
     const unauthorized = await call(null);
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers["ratelimit-policy"]).toBeUndefined();
@@ -115,7 +115,7 @@ describe("over the limit: 429 rate_limited with Retry-After, after authenticatio
     const retryAfter = Number(limited.headers["retry-after"]);
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(rateLimitFields(limited).q).toBe(3);
+    expect(rateLimitFields(limited)).toMatchObject({ q: 1, w: 60 });
     expect((await call(null, "POST", "/v1/categories", "{not json")).status).toBe(401);
     expect((await call("petstore_unknown-key", "GET")).status).toBe(401);
   });

@@ -5,7 +5,6 @@
  * behind, `--write` exactly one category named `smoke-test <ISO time>`; failures are reported
  * per check with a non-zero exit.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createServer } from "node:net";
@@ -14,6 +13,8 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Category } from "../../lib/category.ts";
 import { projectRoot } from "../../local/template.ts";
+import type { Finished } from "../support/command.ts";
+import { runCommand } from "../support/command.ts";
 import type { RunningServer } from "../support/localServer.ts";
 import { startServer } from "../support/localServer.ts";
 import { scratchDir } from "../support/scratchDir.ts";
@@ -23,26 +24,14 @@ const script = resolve(projectRoot, "scripts/smoke.ts");
 function runSmoke(
   args: string[],
   key: { env?: string; stdin?: string; path?: string } = {},
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: projectRoot,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        PETSTORE_API_KEY: key.env ?? "",
-        ...(key.path !== undefined && { PATH: key.path }),
-      },
-    });
-    child.stdin.end(key.stdin ?? "");
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-    child.once("error", fail);
-    child.once("exit", (code) => {
-      done({ code: code ?? -1, out, err });
-    });
+): Promise<Finished> {
+  return runCommand(process.execPath, [script, ...args], {
+    env: {
+      ...process.env,
+      PETSTORE_API_KEY: key.env ?? "",
+      ...(key.path !== undefined && { PATH: key.path }),
+    },
+    ...(key.stdin !== undefined && { stdin: key.stdin }),
   });
 }
 
@@ -87,6 +76,18 @@ describe("read-only, the default", () => {
         checks.some((line) => line.includes(what)),
         what,
       ).toBe(true);
+    // Each PASS line's detail says something its name does not ("404 not_found: not_found").
+    for (const line of checks) {
+      const text = line.replace(/^PASS {2}/, "");
+      const [name, detail] = [
+        text.slice(0, text.indexOf(": ")),
+        text.slice(text.indexOf(": ") + 2),
+      ];
+      expect(name.includes(detail), line).toBe(false);
+    }
+    expect(checks).toContainEqual(
+      'PASS  an unknown route answers 404 not_found: "no such route; the API serves /v1/categories"',
+    );
     expect(out).toContain("read-only");
     expect(out).toContain(`smoke: ${checks.length} passed, 0 failed`);
     expect(await categories()).toEqual(before);

@@ -64,8 +64,23 @@ async function ordersMessage(baseUrl: string, apiKey: string): Promise<string> {
   return ((await response.json()) as { message: string }).message;
 }
 
+/** Waits, polling every 200 ms for up to 20 s, until `done` holds; then says whether it did. */
+async function until(done: () => boolean | Promise<boolean>): Promise<boolean> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (await done()) return true;
+    await new Promise((settle) => setTimeout(settle, 200));
+  }
+  return done();
+}
+
+const count = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
+const rebuiltLine = /^\[dev\] .* rebuilt; serving the new code$/gm;
+const failedLine =
+  /^\[dev\] .* rebuild failed \(.*; esbuild's errors above\): the last good code is still serving\. Fix the error and save again\.$/gm;
+
 describe("npm run dev rebuilds on change and serves the new code without a restart", () => {
-  it("a changed message is served by the same server, over the same store, with the same key", async () => {
+  it("a changed message is served by the same server, over the same store, with the same key; one line per save", async () => {
     const copy = projectCopy();
     const { baseUrl, apiKey, stderr } = await startDev(copy);
     expect(await ordersMessage(baseUrl, apiKey)).toMatch(
@@ -74,39 +89,53 @@ describe("npm run dev rebuilds on change and serves the new code without a resta
     expect((await createCategory(baseUrl, apiKey, { name: "dog" })).status).toBe(201);
 
     const handler = join(copy, "functions/routeFallback/handler.ts");
-    writeFileSync(
-      handler,
-      readFileSync(handler, "utf8").replace("the store orders API", "the orders API (edited)"),
-    );
-
-    const deadline = Date.now() + 20_000;
+    const original = readFileSync(handler, "utf8");
+    writeFileSync(handler, original.replace("the store orders API", "the orders API (edited)"));
     let message = "";
-    while (Date.now() < deadline) {
-      message = await ordersMessage(baseUrl, apiKey);
-      if (message.startsWith("the orders API (edited)") && stderr().includes("rebuilt")) break;
-      await new Promise((done) => setTimeout(done, 200));
-    }
+    expect(
+      await until(async () => {
+        message = await ordersMessage(baseUrl, apiKey);
+        return message.startsWith("the orders API (edited)") && count(stderr(), rebuiltLine) > 0;
+      }),
+    ).toBe(true);
     expect(message).toMatch(/^the orders API \(edited\) is not implemented/);
-    expect(stderr()).toMatch(/\[dev\] .* rebuilt; serving the new code/);
     expect((await listCategories(baseUrl, apiKey)).map((c) => c.name)).toEqual(["dog"]);
+
+    // A save in lib/, which every bundle includes, then a third save: its line comes after any
+    // line the second still had to print, so three lines now means one per save.
+    const shared = join(copy, "lib/errors.ts");
+    writeFileSync(shared, `${readFileSync(shared, "utf8")}\n// saved once\n`);
+    expect(await until(() => count(stderr(), rebuiltLine) >= 2)).toBe(true);
+    writeFileSync(handler, original.replace("the store orders API", "the orders API (again)"));
+    expect(await until(() => count(stderr(), rebuiltLine) >= 3)).toBe(true);
+    expect(await ordersMessage(baseUrl, apiKey)).toMatch(/^the orders API \(again\)/);
+    expect(count(stderr(), rebuiltLine)).toBe(3);
+    expect(stderr()).not.toMatch(/rebuild failed/);
   });
 });
 
-describe("a failed rebuild under npm run dev leaves the last good code serving, and says so", () => {
-  it("prints a [dev] line naming the failed bundles; the old code still answers", async () => {
+describe("a failed rebuild under npm run dev leaves the last good code serving, and says so once", () => {
+  it("esbuild's error once and one [dev] line naming the failed bundles; the old code still answers", async () => {
     const copy = projectCopy();
     const { baseUrl, apiKey, stderr } = await startDev(copy);
     const before = await ordersMessage(baseUrl, apiKey);
-    const handler = join(copy, "functions/routeFallback/handler.ts");
-    writeFileSync(handler, `${readFileSync(handler, "utf8")}\nexport const broken = ;\n`);
+    // lib/errors.ts is in every bundle: each of them fails on the one error.
+    const shared = join(copy, "lib/errors.ts");
+    const original = readFileSync(shared, "utf8");
+    writeFileSync(shared, `${original}\nexport const broken = ;\n`);
 
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && !stderr().includes("rebuild failed")) {
-      await new Promise((done) => setTimeout(done, 200));
-    }
+    expect(await until(() => count(stderr(), failedLine) > 0)).toBe(true);
     expect(stderr()).toMatch(
-      /^\[dev\] .* rebuild failed \(routeFallback; esbuild's errors above\): the last good code is still serving\. Fix the error and save again\.$/m,
+      /rebuild failed \(listCategories, createCategory, routeFallback, preTrafficHook; esbuild's errors above\)/,
     );
     expect(await ordersMessage(baseUrl, apiKey)).toBe(before);
+
+    // Fixed and saved again: served, and everything the broken save printed is now on screen.
+    writeFileSync(shared, original);
+    expect(await until(() => count(stderr(), rebuiltLine) > 0)).toBe(true);
+    const log = stderr();
+    expect(count(log, failedLine)).toBe(1);
+    expect(count(log, /Unexpected ";"/g)).toBe(1);
+    expect(count(log, rebuiltLine)).toBe(1);
   });
 });

@@ -21,7 +21,15 @@ describe("under load (5,000 creates at concurrency 50, lists alongside): zero er
       listPauseMs: 100,
       build: false,
     });
-    console.info(`[reliability] load:\n${formatReport(report)}`);
+    const summary = formatReport(report);
+    console.info(`[reliability] load:\n${summary}`);
+    // A summary a person reads: short lines, no JSON, the verdict last.
+    for (const line of summary.split("\n")) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(summary).not.toMatch(/[{}]/);
+    expect(summary).toMatch(/\n {2}lost {13}0 of 5000 creates\n/);
+    expect(summary.split("\n").at(-1)).toBe(
+      "PASS: nothing lost, duplicated or listed out of order, no error",
+    );
     expect(report).toMatchObject({
       errors: {},
       lost: 0,

@@ -1,76 +1,30 @@
 /**
- * Every script's command line, as package.json runs it: `--help` prints its usage and exits 0
- * before anything runs; an unknown flag is refused in one line naming the script, exit 2 (the
- * bench neither starts nor touches bench/results.json; the build and dev build nothing).
+ * The bench's own command-line rules, as package.json runs it. That every command answers
+ * `--help` and refuses an unknown flag in one line is test/docs/readme.test.ts's, over the
+ * commands the README lists.
  */
-import { spawn } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../local/template.ts";
+import type { Finished } from "../support/command.ts";
+import { runCommand } from "../support/command.ts";
 
 const scripts = (
   JSON.parse(readFileSync(resolve(projectRoot, "package.json"), "utf8")) as {
     scripts: Record<string, string>;
   }
 ).scripts;
-const names = [
-  "build",
-  "docs",
-  "client:generate",
-  "bench",
-  "dev",
-  "smoke",
-  "deploy",
-  "invoke",
-  "keys",
-  "load",
-  "abuse",
-  "mutation",
-];
 
 /** `npm run <name> -- <args>` without npm: the script's node command, as package.json has it. */
-function run(name: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
+function run(name: string, args: string[]): Promise<Finished> {
   const command = scripts[name] ?? "";
   const [node, ...rest] = command.split(" ");
   expect(node, command).toBe("node");
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...rest, ...args], {
-      cwd: projectRoot,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, PETSTORE_API_KEY: "" },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-    child.once("error", fail);
-    child.once("exit", (code) => {
-      done({ code: code ?? -1, out, err });
-    });
+  return runCommand(process.execPath, [...rest, ...args], {
+    env: { ...process.env, PETSTORE_API_KEY: "" },
   });
 }
-
-describe("every script refuses an unknown flag in one line naming itself", () => {
-  it.each(names)("npm run %s -- --bogus", async (name) => {
-    const results = resolve(projectRoot, "bench/results.json");
-    const before = statSync(results).mtimeMs;
-    const { code, out, err } = await run(name, ["--bogus"]);
-    expect(code, err).toBe(2);
-    expect(err).toBe(`${name}: unknown option --bogus (npm run ${name} -- --help)\n`);
-    expect(out).toBe("");
-    expect(statSync(results).mtimeMs).toBe(before);
-  });
-});
-
-describe("every script answers --help with its usage, running nothing", () => {
-  it.each(names)("npm run %s -- --help", async (name) => {
-    const { code, out, err } = await run(name, ["--help"]);
-    expect(code, err).toBe(0);
-    expect(out).toMatch(new RegExp(`^usage: npm run ${name}\\b`));
-    expect(err).toBe("");
-  });
-});
 
 describe("the bench records its figures only when asked", () => {
   it("refuses --record on a quick run, in one line", async () => {

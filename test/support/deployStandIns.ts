@@ -22,7 +22,7 @@ export const { version } = JSON.parse(
 };
 export const key = "petstore_deploy-test-key-0123456789abcdefghijklmnopq";
 
-/** The accounts and address an operator puts into infra/samconfig.toml (README "First deploy"). */
+/** The accounts and address an operator puts into infra/samconfig.toml (docs/deploying.md "First deploy"). */
 export const operatorAccounts = { staging: "470001112223", production: "470004445556" };
 export const operatorEmail = "oncall@ops.petstore.dev";
 /** The versions the stand-in tools report. */

@@ -21,7 +21,7 @@ export const samInstall =
 export const awsInstall =
   "https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html";
 
-/** The oldest releases the deploy path is written for (README "What you need"). */
+/** The oldest releases the deploy path is written for (docs/deploying.md "What you need"). */
 export const minimumVersions = { sam: "1.120.0", aws: "2.15.0" } as const;
 
 /** Account ids that only ever stand in for a real one: repeated digits, the AWS docs' example. */
@@ -94,7 +94,7 @@ function workflowFindings(config: StageConfig, workflowFile: string): string[] {
     .filter((id) => id !== account);
   return [...new Set(others)].map(
     (id) =>
-      `.github/workflows/deploy.yml assumes petstore-${config.stage}-github-deploy in account ${id}, but AccountId is ${account}: let it read the role with npm run deploy -- ${config.stage} --print-role (README "Pipeline")`,
+      `.github/workflows/deploy.yml assumes petstore-${config.stage}-github-deploy in account ${id}, but AccountId is ${account}: let it read the role with npm run deploy -- ${config.stage} --print-role (docs/deploying.md "Pipeline")`,
   );
 }
 

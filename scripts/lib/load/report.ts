@@ -121,25 +121,66 @@ function round(value: number, digits = 1): number {
   return Math.round(value * factor) / factor;
 }
 
+/**
+ * The run as a person reads it: what was sent, the latencies, one line per check with what it
+ * found, and a last line with the verdict. (It ended in the report as one JSON line, 600
+ * characters that said nothing at a glance.)
+ */
 export function formatReport(report: LoadReport): string {
   const row = (label: string, l: Latency): string =>
     `  ${label.padEnd(8)} ${String(l.count).padStart(6)}  ${[l.p50, l.p90, l.p99, l.max]
       .map((v) => v.toFixed(1).padStart(8))
       .join("")}`;
+  const errors = Object.entries(report.errors);
+  const created = report.createLatencyMs.count;
+  const check = (label: string, found: string): string => `  ${label.padEnd(16)} ${found}`;
+  const log = report.logLines;
+  const failures = [
+    errors.length > 0 && "errors",
+    report.lost > 0 && "lost categories",
+    report.duplicateIds > 0 && "duplicate ids",
+    report.unexpected > 0 && "unexpected categories",
+    report.staleLists > 0 && "stale lists",
+    report.malformedLists > 0 && "malformed lists",
+    created < report.creates && "creates not answered 201",
+    log && (log.count !== log.expected || log.non2xx > 0) && "log lines",
+  ].filter((failure): failure is string => typeof failure === "string");
   return [
-    `requests: ${report.requests} in ${(report.durationMs / 1000).toFixed(1)} s: ` +
-      `${report.throughput.total} req/s (creates ${report.throughput.creates}/s)`,
+    `${String(report.creates)} creates at concurrency ${String(report.concurrency)}, ` +
+      `${String(report.lists)} lists alongside`,
+    `${String(report.requests)} requests in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+      `${String(report.throughput.total)} req/s, creates ${String(report.throughput.creates)}/s`,
     `latency ms   count       p50     p90     p99     max`,
     row("create", report.createLatencyMs),
     row("list", report.listLatencyMs),
-    `errors: ${JSON.stringify(report.errors)}  lost: ${report.lost}  duplicate ids: ${report.duplicateIds}` +
-      `  unexpected: ${report.unexpected} (after an error: ${report.unexpectedAfterError})` +
-      `  stale lists: ${report.staleLists}` +
-      `  malformed lists: ${report.malformedLists}  listed: ${report.finalListCount}` +
-      (report.logLines
-        ? `  log lines: ${report.logLines.count} for ${report.logLines.expected} requests, non-2xx ${report.logLines.non2xx}`
-        : ""),
-    ...(report.logLines?.samples.map((sample) => `  log: ${sample}`) ?? []),
-    report.ok ? "PASS" : "FAIL",
+    "checks",
+    check(
+      "errors",
+      errors.length === 0
+        ? "none"
+        : errors.map(([status, n]) => `${String(n)} × ${status}`).join(", "),
+    ),
+    check("lost", `${String(report.lost)} of ${String(created)} creates`),
+    check("duplicate ids", String(report.duplicateIds)),
+    check(
+      "unexpected",
+      `${String(report.unexpected)} listed without a 201` +
+        ` (${String(report.unexpectedAfterError)} after an error answer)`,
+    ),
+    check("stale lists", `${String(report.staleLists)} of ${String(report.lists)}`),
+    check("malformed lists", `${String(report.malformedLists)} (a duplicate or out of id order)`),
+    check("final list", `${String(report.finalListCount)} categories`),
+    ...(log
+      ? [
+          check(
+            "log lines",
+            `${String(log.count)} for ${String(log.expected)} requests, ${String(log.non2xx)} not 2xx`,
+          ),
+          ...log.samples.map((sample) => `    ${sample}`),
+        ]
+      : []),
+    report.ok
+      ? "PASS: nothing lost, duplicated or listed out of order, no error"
+      : `FAIL: ${failures.join(", ") || "see the checks above"}`,
   ].join("\n");
 }

@@ -125,7 +125,7 @@ describe("the pre-flight on an operator's config (in-process)", () => {
     const fake = fakeDeployIo({ workflow });
     expect(await deploy(["staging", "--no-smoke"], fake)).toBe(2);
     expect(fake.log).toEqual([
-      `err: deploy: refused: .github/workflows/deploy.yml assumes petstore-staging-github-deploy in account 111111111111, but AccountId is ${operatorAccounts.staging}: let it read the role with npm run deploy -- staging --print-role (README "Pipeline")`,
+      `err: deploy: refused: .github/workflows/deploy.yml assumes petstore-staging-github-deploy in account 111111111111, but AccountId is ${operatorAccounts.staging}: let it read the role with npm run deploy -- staging --print-role (docs/deploying.md "Pipeline")`,
     ]);
   });
 

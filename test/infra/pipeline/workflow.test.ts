@@ -1,6 +1,6 @@
 /**
  * The release workflow (.github/workflows/deploy.yml), offline: it passes actionlint, pins every
- * action to a commit, deploys with exactly the `npm run deploy` commands the README documents,
+ * action to a commit, deploys with exactly the `npm run deploy` commands docs/deploying.md documents,
  * builds once and hands the same bundles to both stages, reaches AWS only by OIDC with each
  * stage's own role (read from infra/samconfig.toml, never typed in), and waits for the production environment's approval.
  */
@@ -38,6 +38,8 @@ const workflow = parse(workflowSource) as {
   jobs: Record<string, Job>;
 };
 const readme = readFileSync(resolve(projectRoot, "README.md"), "utf8");
+/** Where the deploy commands are documented (the README links it). */
+const deploying = readFileSync(resolve(projectRoot, "docs/deploying.md"), "utf8");
 
 const runs = (job: Job): string[] => job.steps.flatMap((step) => (step.run ? [step.run] : []));
 const uses = (job: Job, action: string): Step | undefined =>
@@ -135,14 +137,17 @@ describe("on push to main: test, build once, staging, approval, production", () 
   });
 });
 
-describe("the workflow deploys exactly as the README documents", () => {
-  const documented = [...readme.matchAll(/^\s*(npm run deploy -- [^\n#]*?)\s*(?:#.*)?$/gm)].map(
+describe("the workflow deploys exactly as docs/deploying.md documents", () => {
+  const documented = [...deploying.matchAll(/^\s*(npm run deploy -- [^\n#]*?)\s*(?:#.*)?$/gm)].map(
     (match) => match[1] ?? "",
   );
 
-  it.each(Object.keys(workflow.jobs))("job %s: every deploy command is in the README", (name) => {
-    for (const command of runs(workflow.jobs[name] ?? { steps: [] })) {
-      if (command.startsWith("npm run deploy")) expect(documented).toContain(command);
-    }
-  });
+  it.each(Object.keys(workflow.jobs))(
+    "job %s: every deploy command is in docs/deploying.md",
+    (name) => {
+      for (const command of runs(workflow.jobs[name] ?? { steps: [] })) {
+        if (command.startsWith("npm run deploy")) expect(documented).toContain(command);
+      }
+    },
+  );
 });

@@ -198,3 +198,33 @@ describe("a refused key's message names it and the accepted fields", () => {
     expect(fromBodyParserError(noCause)).toBeUndefined();
   });
 });
+
+describe("a JSON syntax error's message says where the body stops being JSON", () => {
+  it.each([
+    ['{"name":"dog",\n "description" "x"}', "at line 2, column 16"],
+    ['{"name":"dog"}}', "at line 1, column 15"],
+    ['{\r\n  "name": "dog",\r\n  "description": tru', "it ends early, at line 3, column 21"],
+    ['{"name":', "it ends early, at line 1, column 9"],
+  ])("%j → %s", async (body, place) => {
+    const { error } = await throughBody(body);
+    expect(error?.response).toBeApiError(
+      400,
+      "invalid_json",
+      `the request body is not well-formed JSON: ${place}`,
+    );
+  });
+
+  it("deeper than 64 levels, too", async () => {
+    const { error } = await throughBody(`${"[".repeat(65)}x`);
+    expect(error?.response).toBeApiError(
+      400,
+      "invalid_json",
+      "the request body is not well-formed JSON: at line 1, column 66",
+    );
+  });
+
+  it("says only where, never what the body holds there", async () => {
+    const { error } = await throughBody('{"name": petstore_secret}');
+    expect(error?.response.body).not.toContain("petstore_secret");
+  });
+});
