@@ -143,6 +143,11 @@ describe("no answer carries the presented key, whole or as a start cut by a mess
     );
   });
 
+  it("redacts a run that ends the message, and one that starts it", () => {
+    expect(messageOf(`ends in ${key.slice(20, 28)}`, key)).toBe("ends in [redacted]");
+    expect(messageOf(`${key.slice(20, 28)} starts it`, key)).toBe("[redacted] starts it");
+  });
+
   it("marks with […] a key that holds the word redacted, so the mark is no piece of it", () => {
     const odd = "petstore_local_0123redacted456789abcdefghij_AbCdEf";
     expect(messageOf(`field "${odd.slice(19, 30)}"`, odd)).toBe('field "[…]"');
