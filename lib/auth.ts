@@ -7,7 +7,14 @@
  * contract's revocation delay); expiry is checked on every request against the clock.
  *
  * A token of the contract's key format (lib/keyFormat.ts) whose checksum fails, or that names
- * another stage, is refused before any of that: no hash, no cache entry, no store read.
+ * another stage, is refused before any of that: no hash, no cache entry, no store read. So is a
+ * token not of the format at all, unless the stage still allows keys issued before it
+ * (ALLOW_LEGACY_KEYS, lib/config.ts): a stranger's junk costs nothing.
+ *
+ * The cache keeps the most recently used verdicts: a known key's for `cacheMs`, an unknown key's
+ * for `negativeCacheMs` (so one junk key repeated costs one read per container per 5 s). The two
+ * are kept apart and each drops its least recently used entry when full, so no flood of unknown
+ * keys can push a valid key's verdict out, and neither ever empties itself.
  */
 import type { Clock } from "./clock.ts";
 import { errors } from "./errors.ts";
@@ -66,9 +73,53 @@ interface CacheEntry {
   readonly fetchedAt: number;
 }
 
+/** Verdicts kept per kind (known, unknown): about 2 MB each at most. */
 const maxCacheEntries = 10_000;
 /** Unknown keys are remembered briefly, so a flood of bad keys does not become a flood of reads. */
 const negativeCacheMs = 5_000;
+
+export interface VerifierOptions {
+  /** Look up tokens not of the key format (keys issued before it); default: refuse them unread. */
+  readonly legacyKeys?: boolean;
+  /** Verdicts kept of each kind (default 10,000). */
+  readonly cacheEntries?: number;
+}
+
+/**
+ * A map that keeps at most `limit` entries, dropping the least recently used one to make room.
+ * A Map iterates in insertion order, so reading an entry re-inserts it at the end: the first is
+ * the least recently used. (Hand-written: a dozen lines where an LRU package would be one more
+ * dependency in every Lambda bundle, whose import time is measured.)
+ */
+class RecentlyUsed<Value> {
+  readonly #entries = new Map<string, Value>();
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  get(key: string): Value | undefined {
+    const value = this.#entries.get(key);
+    if (value === undefined) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    return value;
+  }
+
+  set(key: string, value: Value): void {
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#limit) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+}
 
 function ownRateLimit(record: ApiKeyRecord): RateLimit | undefined {
   if (record.rate === undefined || record.burst === undefined) return undefined;
@@ -81,21 +132,36 @@ export class ApiKeyVerifier implements Authenticator {
   readonly #now: Clock;
   readonly #cacheMs: number;
   readonly #stage: KeyStage;
-  readonly #cache = new Map<string, CacheEntry>();
+  readonly #legacyKeys: boolean;
+  /** Verdicts on keys found, and on keys not found: apart, so the second never evicts the first. */
+  readonly #known: RecentlyUsed<CacheEntry>;
+  readonly #unknown: RecentlyUsed<CacheEntry>;
 
   /** `stage`: the stage keys of the contract's format must name (lib/keyFormat.ts). */
-  constructor(keys: KeyLookup, now: Clock, cacheMs: number, stage: KeyStage = "local") {
+  constructor(
+    keys: KeyLookup,
+    now: Clock,
+    cacheMs: number,
+    stage: KeyStage = "local",
+    options: VerifierOptions = {},
+  ) {
     this.#keys = keys;
     this.#now = now;
     this.#cacheMs = Math.min(cacheMs, 60_000);
     this.#stage = stage;
+    this.#legacyKeys = options.legacyKeys ?? false;
+    this.#known = new RecentlyUsed(options.cacheEntries ?? maxCacheEntries);
+    this.#unknown = new RecentlyUsed(options.cacheEntries ?? maxCacheEntries);
   }
 
   async authenticate(header: string | undefined, deadline: number): Promise<Principal> {
     const credentials = parseAuthorization(header);
     if (credentials.kind === "missing") throw errors.missingKey();
     if (credentials.kind === "not_bearer") throw errors.malformedAuthorization();
-    if (keyVerdict(credentials.token, this.#stage) === "refused") throw errors.keyNotAccepted();
+    const verdict = keyVerdict(credentials.token, this.#stage);
+    if (verdict === "refused" || (verdict === "legacy" && !this.#legacyKeys)) {
+      throw errors.keyNotAccepted();
+    }
     const keyHash = hashApiKey(credentials.token);
     const record = await this.#lookup(keyHash, deadline);
     if (!record || !this.#usable(record)) throw errors.keyNotAccepted();
@@ -115,13 +181,19 @@ export class ApiKeyVerifier implements Authenticator {
 
   async #lookup(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined> {
     const now = this.#now();
-    const cached = this.#cache.get(keyHash);
-    if (cached && now - cached.fetchedAt < (cached.record ? this.#cacheMs : negativeCacheMs)) {
-      return cached.record;
-    }
+    const known = this.#known.get(keyHash);
+    if (known && now - known.fetchedAt < this.#cacheMs) return known.record;
+    const unknown = known ? undefined : this.#unknown.get(keyHash);
+    if (unknown && now - unknown.fetchedAt < negativeCacheMs) return undefined;
     const record = await this.#keys.find(keyHash, deadline);
-    if (this.#cache.size >= maxCacheEntries) this.#cache.clear();
-    this.#cache.set(keyHash, { record, fetchedAt: now });
+    if (record) {
+      this.#known.set(keyHash, { record, fetchedAt: now });
+      this.#unknown.delete(keyHash);
+    } else {
+      // A key deleted since (or never stored) is unknown from now on.
+      this.#known.delete(keyHash);
+      this.#unknown.set(keyHash, { record, fetchedAt: now });
+    }
     return record;
   }
 }

@@ -22,19 +22,67 @@ interface TextField {
   readonly maxLength: number;
   /** The control characters (U+0000–U+001F, U+007F–U+009F) allowed; every other one is refused. */
   readonly controlsAllowed: readonly ControlName[];
+  /** Shown as a label: what would hide or reorder its text is refused (`deception`). */
+  readonly shownAsLabel: boolean;
+}
+
+/**
+ * What makes a label deceive, after the rules of Unicode's own security documents, with its
+ * property escapes rather than tables where a property exists:
+ * - UAX #9's explicit directional embeddings, overrides and isolates (U+202A–U+202E,
+ *   U+2066–U+2069; the "Trojan Source" characters, CVE-2021-42574), which reorder what is shown.
+ *   Its implicit marks (LRM, RLM, ALM) stay: names that mix scripts need them, and they reorder
+ *   nothing around them. No property names exactly this subset of Bidi_Control.
+ * - Noncharacters (\p{Noncharacter_Code_Point}: U+FDD0–U+FDEF and every U+xxFFFE, U+xxFFFF),
+ *   which Unicode keeps for a program's internal use, never for interchange.
+ * - Tag characters (U+E0000–U+E007F) outside an emoji tag sequence (UTS #51: a black flag, tags,
+ *   then CANCEL TAG, as in the flag of Scotland): elsewhere they carry text nobody sees.
+ * - A label made only of invisible characters: white space and \p{Default_Ignorable_Code_Point}
+ *   (zero-width spaces and joiners, variation selectors, fillers such as U+3164), the property
+ *   UTS #39 and RFC 8264 (PRECIS) use for code points that show nothing.
+ * PRECIS's FreeformClass (RFC 8264, the profile of RFC 8266 nicknames) would refuse every
+ * default-ignorable code point anywhere, emoji's zero-width joiners and variation selectors
+ * included; these rules keep emoji, combining marks and every script.
+ */
+const deception = {
+  bidiOverride: /[\u202A-\u202E\u2066-\u2069]/u,
+  noncharacter: /\p{Noncharacter_Code_Point}/u,
+  emojiTagSequence: /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu,
+  tag: /[\u{E0000}-\u{E007F}]/u,
+  visible: /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u,
+} as const;
+
+/** What is wrong with `text` as a label, in a few words, or undefined when nothing is. */
+function deceptionIn(text: string): string | undefined {
+  if (deception.bidiOverride.test(text)) {
+    return "bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)";
+  }
+  if (deception.noncharacter.test(text)) return "Unicode noncharacters (such as U+FFFF)";
+  if (deception.tag.test(text.replace(deception.emojiTagSequence, ""))) {
+    return "tag characters (U+E0000–U+E007F) outside an emoji flag";
+  }
+  return undefined;
 }
 
 const controls = { "line feed": "\n", tab: "\t" } as const;
 type ControlName = keyof typeof controls;
 
 export const categoryFields = {
-  name: { required: true, trimmed: true, minLength: 1, maxLength: 100, controlsAllowed: [] },
+  name: {
+    required: true,
+    trimmed: true,
+    minLength: 1,
+    maxLength: 100,
+    controlsAllowed: [],
+    shownAsLabel: true,
+  },
   description: {
     required: false,
     trimmed: false,
     minLength: 0,
     maxLength: 1000,
     controlsAllowed: ["line feed", "tab"],
+    shownAsLabel: false,
   },
 } as const satisfies Readonly<Record<string, TextField>>;
 
@@ -133,6 +181,13 @@ function checkField(field: FieldName, value: unknown): string {
     const except =
       rule.controlsAllowed.length > 0 ? ` other than ${listed(rule.controlsAllowed, "")}` : "";
     throw errors.invalidBody(`'${field}' must not contain control characters${except}`);
+  }
+  if (rule.shownAsLabel) {
+    const deceiving = deceptionIn(text);
+    if (deceiving) throw errors.invalidBody(`'${field}' must not contain ${deceiving}`);
+    if (!deception.visible.test(text)) {
+      throw errors.invalidBody(`'${field}' must have a visible character, not only invisible ones`);
+    }
   }
   return text;
 }

@@ -28,6 +28,13 @@ export interface ServiceConfig {
    * locally: 100/s with a burst of 200, the local default.
    */
   readonly defaultRateLimit: RateLimit;
+  /**
+   * Whether a token not of the key format (a key issued before it) is looked up at all
+   * (ALLOW_LEGACY_KEYS `true` or `false`; the template's AllowLegacyCredentials, `false` unless a stage
+   * still has such keys). Unset: only on the local stage, whose sample events and
+   * PETSTORE_API_KEY may be of any shape. Refused, such a token costs no store read.
+   */
+  readonly allowLegacyKeys: boolean;
 }
 
 export class ConfigError extends Error {
@@ -37,8 +44,9 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 export function readConfig(env: Env): ServiceConfig {
+  const stage = env.STAGE?.trim() || "local";
   return {
-    stage: env.STAGE?.trim() || "local",
+    stage,
     tableName: required(env, "TABLE_NAME"),
     region: env.AWS_REGION ?? required(env, "AWS_DEFAULT_REGION"),
     dynamoEndpoint: optionalUrl(env, "DYNAMODB_ENDPOINT"),
@@ -47,7 +55,17 @@ export function readConfig(env: Env): ServiceConfig {
     petsDeprecatedAt: date(env, "PETS_DEPRECATED_AT") ?? new Date("2026-01-01T00:00:00Z"),
     petsSunsetAt: date(env, "PETS_SUNSET_AT"),
     defaultRateLimit: rateLimit(env),
+    allowLegacyKeys: flag(env, "ALLOW_LEGACY_KEYS") ?? stage === "local",
   };
+}
+
+function flag(env: Env, name: string): boolean | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (raw !== "true" && raw !== "false") {
+    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  }
+  return raw === "true";
 }
 
 export const localDefaultRateLimit = { rate: "100/s", burst: 200 } as const;

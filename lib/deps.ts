@@ -81,7 +81,9 @@ export function createServiceParts(options: DepsOptions): ServiceParts {
     config,
     now,
     db,
-    verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs, keyStageOf(config.stage)),
+    verifier: new ApiKeyVerifier(keys, now, config.keyCacheMs, keyStageOf(config.stage), {
+      legacyKeys: config.allowLegacyKeys,
+    }),
     limiter: new RateLimiter({ buckets, now }),
     logger: new RequestLogger(options.sink ?? stdoutSink, now),
     metrics,

@@ -3,7 +3,8 @@
  * GitHub's tokens. The prefix lets a secret scanner recognise a leaked key; the checksum (6 base62
  * characters of the CRC32 of everything before it) lets the service refuse a mistyped key, or a
  * key of another stage, without reading the store. Keys not of this shape (issued before it, or
- * the local server's PETSTORE_API_KEY) are looked up as before.
+ * the local server's PETSTORE_API_KEY) are looked up only where the stage allows them
+ * (ALLOW_LEGACY_KEYS, lib/config.ts); elsewhere they are refused unread like a wrong checksum.
  */
 import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
@@ -48,7 +49,7 @@ export function generateKey(stage: KeyStage): string {
 
 /**
  * What the format says of a presented token, before any store read:
- *   - "legacy": not of the format, look it up as before;
+ *   - "legacy": not of the format: look it up where the stage allows such keys, else refuse;
  *   - "valid": of the format, for this stage, checksum right: look it up;
  *   - "refused": of the format but the checksum fails or it names another stage: 401, no read.
  */

@@ -13,8 +13,9 @@ export interface ErrorOutcome {
 
 /**
  * Turns anything thrown while serving a request into the contract's Error shape. `credential` is
- * the token the request presented, if any: a message that would repeat it (say, a key pasted as
- * a field name) shows "[redacted]" instead, so no answer ever carries a key.
+ * the token the request presented, if any: a message that would repeat 8 or more characters of it
+ * in a row (say, part of a key pasted as a field name) shows "[redacted]" there instead, so no
+ * answer ever carries a key or a usable piece of one.
  */
 export function toErrorResponse(thrown: unknown, credential?: string): ErrorOutcome {
   const error = toApiError(thrown);
@@ -31,13 +32,30 @@ export function toErrorResponse(thrown: unknown, credential?: string): ErrorOutc
   };
 }
 
-/** Removes the credential, or any 8-character-or-longer start of it (messages cut long text). */
+/** The shortest run of a key's characters an answer may never carry. */
+const keepUnder = 8;
+
+/**
+ * Replaces every run of 8 or more characters that also occurs in the credential, wherever it
+ * sits in the key (a field name may be any part of it, and messages cut long text): each 8
+ * characters of the message found in the key mark their place, and each marked stretch becomes
+ * one "[redacted]". The mark's brackets are not key characters (RFC 6750 b64token), so nothing
+ * around it joins up into a run; a key that holds "redacted" itself gets "[…]" instead.
+ */
 function redact(message: string, credential: string): string {
-  for (let length = credential.length; length >= 8; length--) {
-    const part = credential.slice(0, length);
-    if (message.includes(part)) return message.replaceAll(part, "[redacted]");
+  const marked = new Array<boolean>(message.length).fill(false);
+  for (let start = 0; start + keepUnder <= message.length; start++) {
+    if (credential.includes(message.slice(start, start + keepUnder))) {
+      marked.fill(true, start, start + keepUnder);
+    }
   }
-  return message;
+  const mark = credential.includes("redacted") ? "[…]" : "[redacted]";
+  let out = "";
+  for (let i = 0; i < message.length; i++) {
+    if (!marked[i]) out += message.charAt(i);
+    else if (i === 0 || !marked[i - 1]) out += mark;
+  }
+  return out;
 }
 
 function toApiError(thrown: unknown): ApiError {

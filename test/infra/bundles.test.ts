@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sampleApiKey } from "../../local/functionEnv.ts";
+import { generateKey } from "../../lib/keyFormat.ts";
 import { functionsOf, projectRoot } from "../../local/template.ts";
 import { stageConfig } from "../../scripts/stages.ts";
 import { evaluate, parameterValues } from "../support/cfnConditions.ts";
@@ -82,11 +82,12 @@ describe.each(functions.map((spec) => [spec.name, spec] as const))("%s bundle", 
 
   // A key makes the function call the store, which is unreachable here: a 503 whose log line
   // carries the failure's stack, mapped from the minified bundle to source lines on the way out.
+  // A key of staging's format: staging refuses any other shape unread (AllowLegacyCredentials).
   const storeRoute = spec.routeKeys.find((key) => key !== "$default");
   if (!storeRoute) return;
   it("logs a failure's stack with source file lines, not minified bundle offsets", () => {
     const { report, stdout } = runAlone(
-      gatewayEvent(storeRoute, `Bearer ${sampleApiKey}`),
+      gatewayEvent(storeRoute, `Bearer ${generateKey("staging")}`),
       { DYNAMODB_ENDPOINT: "http://127.0.0.1:9", STORE_ATTEMPT_TIMEOUT_MS: "200" },
       1000,
     );

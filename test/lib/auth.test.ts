@@ -201,20 +201,84 @@ describe("a key's own rate limit travels with it; without a readable one, the st
   });
 });
 
-describe("the key cache stays bounded under a flood of distinct unknown keys", () => {
-  it("forgets what it holds once it has 10,000 keys, and so looks a key up again", async () => {
+/** A stored key's record in `lookup`: returns the key. */
+function stored(lookup: CountingLookup, keyId: string): string {
+  const key = generateKey("local");
+  lookup.records.set(hashApiKey(key), {
+    keyId,
+    label: keyId,
+    createdAt: "2026-01-01T00:00:00Z",
+    scopes: allScopes,
+  });
+  return key;
+}
+
+describe("the key cache stays bounded and a flood of unknown keys cannot push a valid key out", () => {
+  it("12,000 distinct unknown keys: a valid key's verdict is still cached", async () => {
     const lookup = new CountingLookup();
     const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000);
-    const flood = Array.from({ length: 10_000 }, (_, i) => `flood-${i}`);
-    for (const key of flood) await refusal(verifier, `Bearer ${key}`);
-    expect(lookup.lookups).toBe(10_000);
-    // Still remembered: the cache is full but not yet over.
-    await refusal(verifier, "Bearer flood-0");
-    expect(lookup.lookups).toBe(10_000);
-    await refusal(verifier, "Bearer flood-new");
-    expect(lookup.lookups).toBe(10_001);
-    expect(await refusal(verifier, "Bearer flood-0")).toMatchObject({ status: 401 });
-    expect(lookup.lookups).toBe(10_002);
+    const valid = stored(lookup, "key_valid");
+    await verifier.authenticate(`Bearer ${valid}`, soon());
+    for (let i = 0; i < 12_000; i++) await refusal(verifier, `Bearer ${generateKey("local")}`);
+    expect(lookup.lookups).toBe(12_001);
+    await expect(verifier.authenticate(`Bearer ${valid}`, soon())).resolves.toMatchObject({
+      keyId: "key_valid",
+    });
+    expect(lookup.lookups).toBe(12_001);
+  });
+
+  it("full, it drops the least recently used verdict, never the whole cache", async () => {
+    const lookup = new CountingLookup();
+    const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000, "local", { cacheEntries: 3 });
+    const [a, b, c, d] = ["a", "b", "c", "d"].map((id) => stored(lookup, `key_${id}`));
+    const use = (key: string | undefined) => verifier.authenticate(`Bearer ${key ?? ""}`, soon());
+    for (const key of [a, b, c]) await use(key);
+    await use(a); // a is now the most recently used: b the least
+    await use(d); // the fourth: b goes
+    expect(lookup.lookups).toBe(4);
+    for (const key of [a, c, d]) await use(key);
+    expect(lookup.lookups).toBe(4);
+    await use(b);
+    expect(lookup.lookups).toBe(5);
+  });
+
+  it("unknown keys have a cache of their own, as bounded", async () => {
+    const lookup = new CountingLookup();
+    const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000, "local", { cacheEntries: 2 });
+    const junk = Array.from({ length: 3 }, () => generateKey("local"));
+    for (const key of junk) await refusal(verifier, `Bearer ${key}`);
+    await refusal(verifier, `Bearer ${junk[2] ?? ""}`);
+    await refusal(verifier, `Bearer ${junk[1] ?? ""}`);
+    expect(lookup.lookups).toBe(3);
+    await refusal(verifier, `Bearer ${junk[0] ?? ""}`); // the least recently used: looked up again
+    expect(lookup.lookups).toBe(4);
+  });
+});
+
+describe("a token not of the key format is refused unread, unless the stage allows older keys", () => {
+  it("refused with 401 and no lookup by default", async () => {
+    const lookup = new CountingLookup();
+    const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000, "staging");
+    expect(await refusal(verifier, "Bearer petstore_issued-before-the-format")).toMatchObject({
+      status: 401,
+    });
+    expect(lookup.lookups).toBe(0);
+  });
+
+  it("looked up where the stage allows keys issued before the format", async () => {
+    const lookup = new CountingLookup();
+    const legacy = "petstore_issued-before-the-format";
+    lookup.records.set(hashApiKey(legacy), {
+      keyId: "key_old",
+      label: "old",
+      createdAt: "2026-01-01T00:00:00Z",
+      scopes: allScopes,
+    });
+    const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000, "staging", { legacyKeys: true });
+    await expect(verifier.authenticate(`Bearer ${legacy}`, soon())).resolves.toMatchObject({
+      keyId: "key_old",
+    });
+    expect(lookup.lookups).toBe(1);
   });
 });
 

@@ -75,6 +75,23 @@ describe("the model is openapi.yaml's Category and NewCategory", () => {
   });
 });
 
+describe("the model is openapi.yaml's on what makes a label deceive", () => {
+  it("refuses the same bidirectional override, isolate and noncharacter code points in labels", () => {
+    const deceiving = ["\u202A", "\u202E", "\u2066", "\u2069", "\uFDD0", "\uFFFF", "\u{10FFFE}"];
+    for (const field of fieldNames) {
+      const pattern = new RegExp(property("Category", field).pattern as string, "u");
+      for (const char of deceiving) {
+        const label = categoryFields[field].shownAsLabel;
+        const code = `U+${(char.codePointAt(0) ?? 0).toString(16)}`;
+        expect(pattern.test(`a${char}a`), `${field} ${code}`).toBe(!label);
+        expect(parseOutcome({ ...minimal(), [field]: `a${char}a` }), `${field} ${code}`).toBe(
+          label ? "invalid_body" : "accepted",
+        );
+      }
+    }
+  });
+});
+
 describe("a category is its id and the fields sent: an absent optional field is left out", () => {
   it("has no key for a field not sent (never undefined, never null), id first, then the model's order", () => {
     const optional = fieldNames.filter((field) => !categoryFields[field].required);

@@ -15,6 +15,7 @@ describe("configuration is read once and fails fast, naming the variable", () =>
       petsDeprecatedAt: new Date("2026-01-01T00:00:00Z"),
       petsSunsetAt: undefined,
       defaultRateLimit: { rate: "100/s", perSecond: 100, burst: 200 },
+      allowLegacyKeys: true,
     });
   });
 
@@ -30,6 +31,10 @@ describe("configuration is read once and fails fast, naming the variable", () =>
     [{ ...minimal, PETS_SUNSET_AT: "someday" }, /PETS_SUNSET_AT must be an ISO 8601 date/],
     [{ ...minimal, RATE_LIMIT: "50/hour" }, /RATE_LIMIT .*<n>\/s or <n>\/min/],
     [{ ...minimal, RATE_LIMIT_BURST: "0" }, /RATE_LIMIT_BURST: the burst must be a whole number/],
+    [
+      { ...minimal, ALLOW_LEGACY_KEYS: "yes" },
+      /ALLOW_LEGACY_KEYS must be true or false, got "yes"/,
+    ],
   ])("refuses %j", (env, message) => {
     expect(() => readConfig(env)).toThrow(ConfigError);
     expect(() => readConfig(env)).toThrow(message);
@@ -43,5 +48,19 @@ describe("configuration is read once and fails fast, naming the variable", () =>
     });
     expect(config.petsSunsetAt?.toISOString()).toBe("2027-06-30T00:00:00.000Z");
     expect(config.keyCacheMs).toBe(0);
+  });
+});
+
+describe("keys not of the format are looked up only where the stage allows them", () => {
+  it("unset: on the local stage only (its sample events and PETSTORE_API_KEY), never a deployed one", () => {
+    expect(readConfig(minimal).allowLegacyKeys).toBe(true);
+    expect(readConfig({ ...minimal, STAGE: "staging" }).allowLegacyKeys).toBe(false);
+    expect(readConfig({ ...minimal, STAGE: "production" }).allowLegacyKeys).toBe(false);
+  });
+
+  it("ALLOW_LEGACY_KEYS says so either way", () => {
+    const on = { ...minimal, STAGE: "production", ALLOW_LEGACY_KEYS: "true" };
+    expect(readConfig(on).allowLegacyKeys).toBe(true);
+    expect(readConfig({ ...minimal, ALLOW_LEGACY_KEYS: " false " }).allowLegacyKeys).toBe(false);
   });
 });

@@ -13,6 +13,19 @@ function rejection(body: unknown): ApiError {
   throw new Error(`expected ${JSON.stringify(body)} to be rejected`);
 }
 
+/** What a name may not hold: bidi overrides and isolates, noncharacters, tag characters. */
+const deceiving = {
+  test: (text: string): boolean =>
+    Array.from(text).some((char) => {
+      const code = char.codePointAt(0) ?? 0;
+      const bidi = (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+      const nonchar = (code >= 0xfdd0 && code <= 0xfdef) || (code & 0xfffe) === 0xfffe;
+      return bidi || nonchar || (code >= 0xe0000 && code <= 0xe007f);
+    }),
+};
+/** A name of nothing anyone sees. */
+const invisibleOnly = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u;
+
 const controlCharacters = [
   ...Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)),
   ...Array.from({ length: 0x21 }, (_, i) => String.fromCharCode(0x7f + i)),
@@ -64,7 +77,7 @@ describe("name is required, trimmed, 1 to 100 code points", () => {
 
   it.each([
     ["U+10000, the first astral code point", "\u{10000}"],
-    ["U+10FFFF, the last code point", "\u{10FFFF}"],
+    ["U+10FFFD, the last character (U+10FFFE and U+10FFFF are noncharacters)", "\u{10FFFD}"],
     ["U+D7FF, the last before the surrogates", "\uD7FF"],
     ["U+E000, the first after the surrogates", "\uE000"],
   ])("counts %s as one code point: 100 are a valid name, 101 are not", (_, char) => {
@@ -77,13 +90,14 @@ describe("name is required, trimmed, 1 to 100 code points", () => {
   it("accepts every string of 1..100 code points without control characters, trimmed", () => {
     const safeChar = fc
       .string({ unit: "grapheme", minLength: 1, maxLength: 1 })
-      .filter((c) => !controlCharacters.some((cc) => c.includes(cc)));
+      .filter((c) => !controlCharacters.some((cc) => c.includes(cc)))
+      .filter((c) => !deceiving.test(c));
     fc.assert(
       fc.property(fc.array(safeChar, { minLength: 1, maxLength: 100 }), (chars) => {
         const name = chars.join("");
         const trimmed = name.trim();
         const length = Array.from(trimmed).length;
-        fc.pre(length >= 1 && length <= 100);
+        fc.pre(length >= 1 && length <= 100 && !invisibleOnly.test(trimmed));
         expect(parseNewCategory({ name }).name).toBe(trimmed);
       }),
       { numRuns: 500 },
@@ -252,6 +266,84 @@ describe("arbitrary JSON values never crash validation", () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("a name that would deceive is refused, saying what is wrong in one line (contract, Fields)", () => {
+  const bidi = "bidirectional override or isolate characters (U+202A–U+202E, U+2066–U+2069)";
+  it.each([
+    ["a right-to-left override", "abc\u202Egpj.exe", bidi],
+    ["a left-to-right embedding", "\u202Aname", bidi],
+    ["a first-strong isolate", "na\u2068me\u2069", bidi],
+    ["U+FFFF", "cat\uFFFF", "Unicode noncharacters (such as U+FFFF)"],
+    ["U+FDD0", "\uFDD0dog", "Unicode noncharacters (such as U+FFFF)"],
+    ["U+10FFFE", "dog\u{10FFFE}", "Unicode noncharacters (such as U+FFFF)"],
+    [
+      "hidden tag text",
+      "dog\u{E0041}\u{E0042}",
+      "tag characters (U+E0000–U+E007F) outside an emoji flag",
+    ],
+  ])("%s", (_, name, what) => {
+    expect(rejection({ name }).message).toBe(`'name' must not contain ${what}`);
+  });
+
+  it.each([
+    ["zero-width spaces", "\u200B\u200B"],
+    ["a zero-width joiner and a word joiner", " \u200D\u2060 "],
+    ["a Hangul filler", "\u3164"],
+    ["only tag characters of a flag, without the flag", "\u{E0067}\u{E0062}\u{E007F}"],
+    ["a variation selector", "\uFE0F"],
+  ])("a name of only invisible characters: %s", (_, name) => {
+    expect(rejection({ name }).message).toMatch(
+      /^'name' must (have a visible character, not only invisible ones|not contain tag characters)/,
+    );
+  });
+
+  it.each([
+    ["an emoji with a variation selector", "\u2764\uFE0F Hearts"],
+    ["a family emoji (zero-width joiners)", "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}"],
+    [
+      "the flag of Scotland (tag characters)",
+      "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}",
+    ],
+    ["combining marks", "Cafe\u0301 Ame\u0301lie"],
+    ["a lone combining mark", "\u0301"],
+    ["Arabic with a right-to-left mark", "\u0642\u0637\u0637 (cats)\u200F"],
+    ["Hebrew", "\u05DB\u05DC\u05D1\u05D9\u05DD"],
+    ["Devanagari with a virama and a zero-width joiner", "\u0915\u094D\u200D\u0937"],
+    ["Han", "\u732B"],
+    ["a character beyond the BMP", "\u{20BB7}"],
+  ])("still accepts %s", (_, name) => {
+    expect(parseNewCategory({ name }).name).toBe(name);
+  });
+
+  it("a description keeps them: it is text, not a label", () => {
+    expect(parseNewCategory({ name: "x", description: "a\u202Eb\uFFFF" }).description).toBe(
+      "a\u202Eb\uFFFF",
+    );
+  });
+
+  it("no name with a bidi override, a noncharacter or a stray tag character is accepted", () => {
+    const bad = fc.constantFrom(
+      "\u202A",
+      "\u202E",
+      "\u2066",
+      "\u2069",
+      "\uFDD0",
+      "\uFFFE",
+      "\u{10FFFF}",
+      "\u{E0020}",
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 20 }),
+        bad,
+        fc.string({ maxLength: 20 }),
+        (before, char, after) => {
+          expect(() => parseNewCategory({ name: `x${before}${char}${after}` })).toThrow(ApiError);
+        },
+      ),
     );
   });
 });

@@ -2,11 +2,15 @@
  * A key of the contract's format whose checksum fails, or that names another stage, is refused
  * with 401 and no store read: counted through the store proxy (local/storeProxy.ts) between the
  * function's real DynamoDB client and the embedded store (dynalite, or DynamoDB Local with
- * PETSTORE_STORE=dynamodb-local). And a valid key of either kind costs a list what it did.
+ * PETSTORE_STORE=dynamodb-local). So is a token not of the format at all on a stage that does not
+ * allow keys from before it (every deployed stage unless ALLOW_LEGACY_KEYS). And a valid key of
+ * either kind costs a list what it did.
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
+import { generateKey } from "../../lib/keyFormat.ts";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import { localFunctionEnv } from "../../local/functionEnv.ts";
@@ -23,6 +27,8 @@ let proxy: RecordingProxy;
 let tableName: string;
 let validKey: string;
 const legacyKey = "petstore_issued-before-the-format-0123456789";
+/** Of staging's format, checksum right, never stored. */
+const neverIssued = generateKey("staging");
 
 beforeAll(async () => {
   proxy = await startRecordingProxy(store.endpoint);
@@ -41,11 +47,12 @@ beforeEach(async () => {
 async function listWith(
   key: string,
   stage = "local",
+  env: Record<string, string> = {},
 ): Promise<{ status: number; calls: string[]; keyReads: number }> {
   const label = `request-${Math.random()}`;
   const deps = listCategoriesDeps({
     operation: "listCategories",
-    env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage },
+    env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage, ...env },
     sink: () => undefined,
   });
   const event: HttpEvent = loadEvent("list-ok.json");
@@ -94,8 +101,66 @@ describe("valid keys of either kind work, and cost a list what it cost before", 
     expect(legacy.calls).toEqual(formatted.calls);
   });
 
-  it("an unknown key not of the format is looked up as before (one read, then 401)", async () => {
+  it("on the local stage, an unknown key not of the format is looked up (one read, then 401)", async () => {
     const result = await listWith("petstore_never-issued-key");
     expect(result).toMatchObject({ status: 401, calls: ["GetItem"] });
+  });
+});
+
+describe("strangers cost no store read: a token not of the stage's format is refused unread", () => {
+  it("on a deployed stage, a stored key from before the format gets 401 with zero store calls", async () => {
+    const result = await listWith(legacyKey, "staging");
+    expect(result).toMatchObject({ status: 401, calls: [] });
+  });
+
+  it("ALLOW_LEGACY_KEYS=true: a deployed stage still holding such keys looks them up", async () => {
+    const result = await listWith(legacyKey, "staging", { ALLOW_LEGACY_KEYS: "true" });
+    expect(result.status).toBe(200);
+    expect(result.keyReads).toBe(1);
+  });
+});
+
+/** `tokens` sent one after another to one container of `stage`: the key reads they cost. */
+async function keyReadsOf(tokens: readonly string[], stage: string): Promise<number> {
+  const label = `junk-${Math.random()}`;
+  const deps = listCategoriesDeps({
+    operation: "listCategories",
+    env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage },
+    sink: () => undefined,
+  });
+  const handler = listCategoriesHandler(deps);
+  proxy.label = label;
+  for (const token of tokens) {
+    const event: HttpEvent = loadEvent("list-ok.json");
+    event.headers.authorization = `Bearer ${token}`;
+    const response = await handler(event, lambdaContext("listCategories", 10));
+    expect(response.statusCode).toBe(401);
+  }
+  proxy.label = "setup";
+  return proxy.calls.filter((call) => call.label === label).length;
+}
+
+describe("store reads per 1,000 junk requests to one container (docs/security.md)", () => {
+  const junk = (n: number) =>
+    Array.from({ length: n }, () => randomBytes(24).toString("base64url"));
+
+  it("1,000 distinct tokens not of the format, on a deployed stage: no read", async () => {
+    expect(await keyReadsOf(junk(1000), "staging")).toBe(0);
+  });
+
+  it("one token of the format (checksum right, never issued) 1,000 times in 5 s: one read", async () => {
+    expect(
+      await keyReadsOf(
+        Array.from({ length: 1000 }, () => neverIssued),
+        "staging",
+      ),
+    ).toBe(1);
+  });
+
+  it("1,000 distinct tokens of the format with a wrong checksum: no read", async () => {
+    const wrong = junk(1000).map(
+      (random) => `petstore_staging_${random.replace(/[-_]/g, "x")}_000000`,
+    );
+    expect(await keyReadsOf(wrong, "staging")).toBe(0);
   });
 });

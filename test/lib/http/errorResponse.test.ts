@@ -137,6 +137,22 @@ describe("no answer carries the presented key, whole or as a start cut by a mess
     );
   });
 
+  it("redacts a run of 8 or more from anywhere in the key, each stretch once", () => {
+    expect(messageOf(`unknown field "x${key.slice(15, 40)}y" and "${key.slice(3, 11)}"`, key)).toBe(
+      'unknown field "x[redacted]y" and "[redacted]"',
+    );
+  });
+
+  it("redacts a run that ends the message, and one that starts it", () => {
+    expect(messageOf(`ends in ${key.slice(20, 28)}`, key)).toBe("ends in [redacted]");
+    expect(messageOf(`${key.slice(20, 28)} starts it`, key)).toBe("[redacted] starts it");
+  });
+
+  it("marks with […] a key that holds the word redacted, so the mark is no piece of it", () => {
+    const odd = "petstore_local_0123redacted456789abcdefghij_AbCdEf";
+    expect(messageOf(`field "${odd.slice(19, 30)}"`, odd)).toBe('field "[…]"');
+  });
+
   it("leaves shorter fragments and unrelated messages alone", () => {
     expect(messageOf(`the field "${key.slice(0, 7)}" is not accepted`, key)).toBe(
       `the field "${key.slice(0, 7)}" is not accepted`,
