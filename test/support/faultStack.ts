@@ -18,11 +18,8 @@ import type { FaultProxy } from "./faultProxy.ts";
 import { startFaultProxy } from "./faultProxy.ts";
 import type { RunningServer } from "./localServer.ts";
 import { startServer } from "./localServer.ts";
+import { scaled } from "./speed.ts";
 
-/** The per-attempt timeout the rig gives the functions, so "slow" faults cost little time. */
-export const attemptTimeoutMs = 250;
-/** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
-export const slowDelayMs = 3 * attemptTimeoutMs;
 /** The categories functions' Lambda timeout (infra/template.yaml), which bounds a request's budget. */
 export const lambdaTimeoutMs =
   1000 *
@@ -31,6 +28,16 @@ export const lambdaTimeoutMs =
       .filter((spec) => spec.routeKeys.some((routeKey) => routeKey.endsWith(" /v1/categories")))
       .map((spec) => spec.timeoutSeconds),
   );
+
+/**
+ * The per-attempt timeout the rig gives the functions, so "slow" faults cost little time: 250 ms
+ * on a quiet machine, more on a busy one, where an answer the store gives at once can take longer
+ * than 250 ms to be read (the request then fails on the wrong operation, and its log line names
+ * another cause). At most a tenth of the budget, so a request still makes several attempts.
+ */
+export const attemptTimeoutMs = Math.min(scaled(250), lambdaTimeoutMs / 10);
+/** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
+export const slowDelayMs = 3 * attemptTimeoutMs;
 
 export interface FaultStack {
   readonly dynamo: EmbeddedDynamo;
@@ -110,7 +117,7 @@ export function loggedStatuses(server: RunningServer): Record<number, number> {
 export async function waitForLogLines(
   server: RunningServer,
   count: number,
-  timeoutMs = 5_000,
+  timeoutMs = scaled(5_000),
 ): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (server.logLines.length < count) {
