@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, inject } from "vitest";
+import type { Clock } from "../../lib/clock.ts";
 import { DynamoDb } from "../../lib/dynamodb.ts";
 import type { EmbeddedDynamo, StoreEngine } from "../../local/embeddedDynamo.ts";
 import {
@@ -85,7 +86,7 @@ export interface FaultyStore extends TestStore {
 
 /** The embedded store behind a fault-injecting proxy, for one test file. */
 export function useFaultyStore(
-  options: { attemptTimeoutMs?: number; maxDelayMs?: number } = {},
+  options: { attemptTimeoutMs?: number; maxDelayMs?: number; now?: Clock } = {},
 ): FaultyStore {
   const store = useEmbeddedDynamo();
   let proxy: FaultProxy | undefined;

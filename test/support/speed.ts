@@ -46,12 +46,34 @@ export function scaled(ms: number): number {
 }
 
 /**
- * A clock (lib/clock.ts) that runs `factor` times slower than the wall clock from now on: code
- * given it, and deadlines read from it, allow `factor` times the wall time for every millisecond
- * they count. Give the same clock to everything that compares times (the repository and its
- * DynamoDB client), and read deadlines from it, not from Date.now().
+ * The service's clock (lib/clock.ts) for a test whose code under test has fixed shares of time
+ * after a deadline (a failed create's withdrawal: lib/repositories/categories.ts): the wall
+ * clock's time until `slowFrom(at)`, and from `at` on `factor` times slower (by default the
+ * measured slowness), so each millisecond those shares count lasts as long as it would on a
+ * quiet machine. Give `now` to everything that compares times (the repository and its DynamoDB
+ * client), and `reset()` after each test.
  */
-export function dilatedClock(factor: number = slowness()): Clock {
-  const origin = Date.now();
-  return () => origin + Math.floor((Date.now() - origin) / factor);
+export interface SlowingClock {
+  readonly now: Clock;
+  slowFrom(at: number, factor?: number): void;
+  reset(): void;
+}
+
+export function slowingClock(): SlowingClock {
+  let from = Number.POSITIVE_INFINITY;
+  let factor = 1;
+  return {
+    now: () => {
+      const wall = Date.now();
+      return wall <= from ? wall : from + Math.floor((wall - from) / factor);
+    },
+    slowFrom: (at, by = slowness()) => {
+      from = at;
+      factor = by;
+    },
+    reset: () => {
+      from = Number.POSITIVE_INFINITY;
+      factor = 1;
+    },
+  };
 }
