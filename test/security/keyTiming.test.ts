@@ -73,17 +73,26 @@ const nearMissHeader = (index: number): string => {
 const farMissHeader = (): string => `Bearer ${generateKey("local")}`;
 
 /**
+ * The header as a request brings it: one flat string (the HTTP parser's). V8 keeps a string
+ * built by repeated concatenation as a rope and flattens it when first read: a far miss's random
+ * part is such a rope (lib/keyFormat.ts prepends digit by digit), a near miss is cut from the
+ * flat stored key. Unflattened, the far misses took ~0.2 µs longer to refuse in 60-66 % of the
+ * pairs: V8's string layout, not the verifier, was measured.
+ */
+const flat = (header: string): string => Buffer.from(header, "utf8").toString("utf8");
+
+/**
  * A fresh verifier per sample: its cache is empty, so every sample takes the full path (parse,
  * hash, lookup, refusal). The verifier is built before the clock starts.
  */
 function freshVerifierPath(lookup: KeyLookup) {
   return {
     first: (index: number) => ({
-      header: nearMissHeader(index),
+      header: flat(nearMissHeader(index)),
       verifier: new ApiKeyVerifier(lookup, Date.now, 30_000),
     }),
     second: () => ({
-      header: farMissHeader(),
+      header: flat(farMissHeader()),
       verifier: new ApiKeyVerifier(lookup, Date.now, 30_000),
     }),
     measure: ({ header, verifier }: { header: string; verifier: ApiKeyVerifier }) =>
