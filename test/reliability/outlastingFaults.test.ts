@@ -15,7 +15,6 @@ import { consistency } from "../support/faultConsistency.ts";
 import {
   lambdaTimeoutMs,
   logEntries,
-  slowDelayMs,
   startFaultStack,
   waitForLogLines,
 } from "../support/faultStack.ts";
@@ -93,7 +92,7 @@ describe("a store faulting for longer than the budget: 503 service_unavailable w
           fault,
           ...(operation !== undefined && { operation }),
           times: Infinity,
-          ...(fault === "slow" && { delayMs: slowDelayMs }),
+          ...(fault === "slow" && { delayMs: stack.slowDelayMs }),
         });
         const started = Date.now();
         const answer =

@@ -31,15 +31,20 @@ export const lambdaTimeoutMs =
 
 /**
  * The per-attempt timeout the rig gives the functions, so "slow" faults cost little time: 250 ms
- * on a quiet machine, more on a busy one, where an answer the store gives at once can take longer
- * than 250 ms to be read (the request then fails on the wrong operation, and its log line names
- * another cause). At most a tenth of the budget, so a request still makes several attempts.
+ * on a quiet machine, more on a busy one, measured as each stack starts. Where an answer the
+ * proxy gives at once takes longer than that to be read, the request fails on a timeout instead
+ * of the injected fault, and its log line names another cause. At most a fifth of the budget, so
+ * a request still makes several attempts.
  */
-export const attemptTimeoutMs = Math.min(scaled(250), lambdaTimeoutMs / 10);
-/** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
-export const slowDelayMs = 3 * attemptTimeoutMs;
+function attemptTimeoutNow(): number {
+  return Math.min(scaled(250), lambdaTimeoutMs / 5);
+}
 
 export interface FaultStack {
+  /** The functions' per-attempt timeout (STORE_ATTEMPT_TIMEOUT_MS) on this stack. */
+  readonly attemptTimeoutMs: number;
+  /** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
+  readonly slowDelayMs: number;
   readonly dynamo: EmbeddedDynamo;
   readonly proxy: FaultProxy;
   readonly server: RunningServer;
@@ -53,6 +58,7 @@ export interface FaultStack {
 }
 
 export async function startFaultStack(env: Record<string, string> = {}): Promise<FaultStack> {
+  const attemptTimeoutMs = attemptTimeoutNow();
   const dynamo = await startEmbeddedDynamo();
   const proxy = await startFaultProxy(dynamo.endpoint);
   let server: RunningServer;
@@ -73,6 +79,8 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
   }
   const db = localClient(dynamo.endpoint);
   return {
+    attemptTimeoutMs,
+    slowDelayMs: 3 * attemptTimeoutMs,
     dynamo,
     proxy,
     server,
