@@ -79,7 +79,6 @@ const cases: readonly Case[] = [
 describe("a store faulting for longer than the budget: 503 service_unavailable with Retry-After, within the budget, the cause only in the log", () => {
   it.concurrent.for(cases)(
     "$label, forever",
-    { timeout: 60_000 },
     async ({ label, request, fault, operation, cause }, { expect }) => {
       const stack = await startFaultStack();
       try {
