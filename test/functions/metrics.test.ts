@@ -105,5 +105,5 @@ describe("the store's retries and give-ups are counted", () => {
     } finally {
       proxy.clear();
     }
-  }, 15_000);
+  });
 });

@@ -51,8 +51,11 @@ describe("a revoked key is refused within the cache time, with no restart", () =
 
 describe("an expired key is refused", () => {
   it("works until its expiry and not after", async () => {
-    // Far enough ahead that issuing (a child process, slow on a loaded machine) ends before it.
-    const expiresAt = Date.now() + 5000;
+    // Far enough ahead that issuing (a child process, slow on a loaded machine) ends before it:
+    // three times what one run of the command takes now, and a second for the request.
+    const started = Date.now();
+    expect(keys("list").status).toBe(0);
+    const expiresAt = Date.now() + 3 * (Date.now() - started) + 1000;
     const { key } = issue("--expires", new Date(expiresAt).toISOString());
     expect(await status(key)).toBe(200);
     await sleep(expiresAt + 100 - Date.now());

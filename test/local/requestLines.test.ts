@@ -8,6 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../local/template.ts";
+import { scaled } from "../support/speed.ts";
 
 const children: ChildProcess[] = [];
 afterAll(async () => {
@@ -50,7 +51,7 @@ function start(env: Record<string, string>): Promise<Started> {
 }
 
 async function untilLines(stdout: () => string, count: number): Promise<string[]> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + scaled(5000);
   let lines: string[] = [];
   while (Date.now() < deadline) {
     lines = stdout()

@@ -15,6 +15,7 @@ import { functionsOf, projectRoot } from "../../local/template.ts";
 import { listCategories } from "../support/client.ts";
 import { issueKey } from "../support/keysCli.ts";
 import { startServer } from "../support/localServer.ts";
+import { scaled } from "../support/speed.ts";
 
 const root = mkdtempSync(join(tmpdir(), "petstore-startup-"));
 afterAll(() => {
@@ -161,7 +162,7 @@ describe("an unreachable DYNAMODB_ENDPOINT ends in one line naming the variable,
       exit,
       /no DynamoDB answer from http:\/\/127\.0\.0\.1:\d+ .*unset DYNAMODB_ENDPOINT/,
     );
-    expect(exit.ms).toBeLessThan(8000);
+    expect(exit.ms).toBeLessThan(scaled(8000));
   });
 
   it("refuses a value that is no URL", async () => {

@@ -18,13 +18,7 @@ import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
 import { rejectingFaults } from "../support/faultChaos.ts";
 import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
-import {
-  logEntries,
-  sleep,
-  slowDelayMs,
-  startFaultStack,
-  waitForLogLines,
-} from "../support/faultStack.ts";
+import { logEntries, sleep, startFaultStack, waitForLogLines } from "../support/faultStack.ts";
 
 let stack: FaultStack;
 const created: Category[] = [];
@@ -86,7 +80,7 @@ async function withFaults<T>(
     fault,
     operation,
     times: timesEach,
-    ...(fault === "slow" && { delayMs: slowDelayMs }),
+    ...(fault === "slow" && { delayMs: stack.slowDelayMs }),
   });
   try {
     return await request();

@@ -1,10 +1,13 @@
 /**
  * An in-memory embedded DynamoDB with the template's table, for one test file: dynalite, or AWS's
  * DynamoDB Local when PETSTORE_STORE=dynamodb-local (`.ci/run` runs the store, HTTP, idempotency
- * and reliability suites on both).
+ * and reliability suites on both). dynalite starts in the file's own process in milliseconds;
+ * DynamoDB Local is a JVM, started once per run (test/support/globalSetup.ts) and shared: every
+ * file keeps to its own tables (`newTable()`, a fresh name each call).
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
+import type { Clock } from "../../lib/clock.ts";
 import { DynamoDb } from "../../lib/dynamodb.ts";
 import type { EmbeddedDynamo, StoreEngine } from "../../local/embeddedDynamo.ts";
 import {
@@ -58,7 +61,11 @@ export function useEmbeddedDynamo(): TestStore {
     },
   };
   beforeAll(async () => {
-    dynamo = await startEmbeddedDynamo();
+    const shared = inject("sharedStoreEndpoint");
+    // The run's shared store is the run's to close (globalSetup), not this file's.
+    dynamo = shared
+      ? { endpoint: shared, close: () => Promise.resolve() }
+      : await startEmbeddedDynamo();
     db = localClient(dynamo.endpoint);
   });
   afterAll(async () => {
@@ -79,7 +86,7 @@ export interface FaultyStore extends TestStore {
 
 /** The embedded store behind a fault-injecting proxy, for one test file. */
 export function useFaultyStore(
-  options: { attemptTimeoutMs?: number; maxDelayMs?: number } = {},
+  options: { attemptTimeoutMs?: number; maxDelayMs?: number; now?: Clock } = {},
 ): FaultyStore {
   const store = useEmbeddedDynamo();
   let proxy: FaultProxy | undefined;

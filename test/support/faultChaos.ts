@@ -5,7 +5,7 @@
 import { randomSource } from "../../scripts/lib/random.ts";
 import type { Fault } from "./faultProxy.ts";
 import type { FaultStack } from "./faultStack.ts";
-import { sleep, slowDelayMs } from "./faultStack.ts";
+import { sleep } from "./faultStack.ts";
 
 /** Faults that answer without the store applying anything. */
 export const rejectingFaults = [
@@ -73,7 +73,7 @@ export function startChaos(stack: FaultStack, options: ChaosOptions): Chaos {
           fault,
           operation,
           times: 1,
-          ...(fault === "slow" && { delayMs: slowDelayMs }),
+          ...(fault === "slow" && { delayMs: stack.slowDelayMs }),
         });
         added += 1;
       }

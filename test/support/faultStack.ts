@@ -18,11 +18,8 @@ import type { FaultProxy } from "./faultProxy.ts";
 import { startFaultProxy } from "./faultProxy.ts";
 import type { RunningServer } from "./localServer.ts";
 import { startServer } from "./localServer.ts";
+import { scaled } from "./speed.ts";
 
-/** The per-attempt timeout the rig gives the functions, so "slow" faults cost little time. */
-export const attemptTimeoutMs = 250;
-/** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
-export const slowDelayMs = 3 * attemptTimeoutMs;
 /** The categories functions' Lambda timeout (infra/template.yaml), which bounds a request's budget. */
 export const lambdaTimeoutMs =
   1000 *
@@ -32,7 +29,22 @@ export const lambdaTimeoutMs =
       .map((spec) => spec.timeoutSeconds),
   );
 
+/**
+ * The per-attempt timeout the rig gives the functions, so "slow" faults cost little time: 250 ms
+ * on a quiet machine, more on a busy one, measured as each stack starts. Where an answer the
+ * proxy gives at once takes longer than that to be read, the request fails on a timeout instead
+ * of the injected fault, and its log line names another cause. At most a fifth of the budget, so
+ * a request still makes several attempts.
+ */
+function attemptTimeoutNow(): number {
+  return Math.min(scaled(250), lambdaTimeoutMs / 5);
+}
+
 export interface FaultStack {
+  /** The functions' per-attempt timeout (STORE_ATTEMPT_TIMEOUT_MS) on this stack. */
+  readonly attemptTimeoutMs: number;
+  /** A slow answer held well past the attempt timeout: the attempt is abandoned and retried. */
+  readonly slowDelayMs: number;
   readonly dynamo: EmbeddedDynamo;
   readonly proxy: FaultProxy;
   readonly server: RunningServer;
@@ -46,6 +58,7 @@ export interface FaultStack {
 }
 
 export async function startFaultStack(env: Record<string, string> = {}): Promise<FaultStack> {
+  const attemptTimeoutMs = attemptTimeoutNow();
   const dynamo = await startEmbeddedDynamo();
   const proxy = await startFaultProxy(dynamo.endpoint);
   let server: RunningServer;
@@ -66,6 +79,8 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
   }
   const db = localClient(dynamo.endpoint);
   return {
+    attemptTimeoutMs,
+    slowDelayMs: 3 * attemptTimeoutMs,
     dynamo,
     proxy,
     server,
@@ -110,7 +125,7 @@ export function loggedStatuses(server: RunningServer): Record<number, number> {
 export async function waitForLogLines(
   server: RunningServer,
   count: number,
-  timeoutMs = 5_000,
+  timeoutMs = scaled(5_000),
 ): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (server.logLines.length < count) {

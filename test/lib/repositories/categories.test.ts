@@ -19,12 +19,16 @@ import { startRecordingProxy } from "../../support/recordingDynamoProxy.ts";
 import { localClient } from "../../../local/embeddedDynamo.ts";
 import { startStoreProxy } from "../../../local/storeProxy.ts";
 import { soon, useFaultyStore } from "../../support/dynamo.ts";
+import { scaled, slowingClock } from "../../support/speed.ts";
 
-const store = useFaultyStore();
+/** The repository's and its client's clock: a failed create's withdrawal counts its time on it. */
+const clock = slowingClock();
+const store = useFaultyStore({ now: clock.now });
 const proxy = (): FaultProxy => store.proxy;
 
 afterEach(() => {
   proxy().clear();
+  clock.reset();
 });
 
 interface Fixture {
@@ -36,7 +40,10 @@ interface Fixture {
 
 async function fixture(): Promise<Fixture> {
   const name = await store.newTable();
-  return { categories: new CategoryStore(store.client, name), table: new Table(store.db, name) };
+  return {
+    categories: new CategoryStore(store.client, name, clock.now),
+    table: new Table(store.db, name),
+  };
 }
 
 /** The counter's list version (lib/categoryList/cache.ts): 0 before anything bumped it. */
@@ -53,11 +60,16 @@ async function withdrawals(table: Table): Promise<Item[]> {
 
 /**
  * A put whose first attempt lands with its answer lost, and whose retry (finding the id taken)
- * is not answered before the deadline: the repository cannot learn that its write landed.
+ * is not answered before the deadline: the repository cannot learn that its write landed. The
+ * deadline it returns is 400 ms away; past it the clock runs slower by the machine's measured
+ * slowness, so the withdrawal's shares of time (80, 150, 200 ms) last as long as on a quiet one.
  */
-function loseThePutsOutcome(): void {
+function loseThePutsOutcome(): number {
+  const deadline = Date.now() + 400;
+  clock.slowFrom(deadline);
   proxy().inject({ fault: "lost_response", operation: "PutItem", times: 1 });
   proxy().inject({ fault: "slow", operation: "PutItem", times: 1, delayMs: 2_000 });
+  return deadline;
 }
 
 describe("the counter hands out ids within JavaScript's safe-integer range, from 1", () => {
@@ -166,9 +178,9 @@ describe("only a failed condition tells that an earlier attempt landed: any othe
 describe("a failed create withdraws its own write, which may have landed", () => {
   it("records the withdrawal beside the counter, deletes the category, then bumps the list version", async () => {
     const { categories, table } = await fixture();
-    loseThePutsOutcome();
     const before = Date.now();
-    await expect(categories.create({ name: "dog" }, "r1", Date.now() + 400)).rejects.toThrow(
+    const deadline = loseThePutsOutcome();
+    await expect(categories.create({ name: "dog" }, "r1", deadline)).rejects.toThrow(
       StoreUnavailableError,
     );
     const after = Date.now();
@@ -190,13 +202,13 @@ describe("a failed create withdraws its own write, which may have landed", () =>
 
   it("a withdrawal whose delete cannot be made bumps no version, and the caller hears the put's failure", async () => {
     const { categories, table } = await fixture();
-    loseThePutsOutcome();
+    const deadline = loseThePutsOutcome();
     proxy().inject({
       fault: "server_error",
       operation: "DeleteItem",
       times: Number.POSITIVE_INFINITY,
     });
-    await expect(categories.create({ name: "dog" }, "r1", Date.now() + 400)).rejects.toThrow(
+    await expect(categories.create({ name: "dog" }, "r1", deadline)).rejects.toThrow(
       "DynamoDB PutItem",
     );
     proxy().clear();
@@ -223,7 +235,8 @@ describe("every put moves the list version past any tag sent while it was in fli
       operation: "UpdateItem",
       times: Number.POSITIVE_INFINITY,
     });
-    expect(await categories.put(id, { name: "dog" }, "r1", Date.now() + 300)).toEqual({
+    // The put needs one answer before the deadline; the bump retries until then.
+    expect(await categories.put(id, { name: "dog" }, "r1", Date.now() + scaled(300))).toEqual({
       id,
       name: "dog",
     });
