@@ -37,7 +37,7 @@
  * idle, so the withdrawal is seen and the id dropped (unless stored again after it, by an
  * Idempotency-Key repeat). A cache idle for longer than the records are kept reads cold.
  */
-import type { Category } from "../category.ts";
+import type { Identified } from "../resource.ts";
 import { withdrawalRecordMs } from "../table/schema.ts";
 
 export interface CounterState {
@@ -57,9 +57,9 @@ export function listVersion(counter: Pick<CounterState, "epoch" | "version">): s
   return `${counter.epoch}.${String(counter.version)}`;
 }
 
-/** A category as read, with when it was stored (epoch ms; NaN when unknown). */
-export interface Found {
-  readonly category: Category;
+/** A category (or any resource's item) as read, with when it was stored (epoch ms; NaN when unknown). */
+export interface Found<T extends Identified = Identified> {
+  readonly category: T;
   readonly createdAt: number;
 }
 
@@ -77,10 +77,10 @@ export interface Hole {
   readonly seen: number;
 }
 
-export interface ListSnapshot {
+export interface ListSnapshot<T extends Identified = Identified> {
   readonly counter: CounterState;
   /** Every category read, in id order: what a list answers. */
-  readonly categories: readonly Category[];
+  readonly categories: readonly T[];
   /** Ids ≤ counter.lastId that were absent. */
   readonly holes: ReadonlyMap<number, Hole>;
   /** Ids stored less than `settleMs` before they were read, with their createdAt. */
