@@ -280,6 +280,65 @@ describe("records written before the fingerprint was versioned still match their
   });
 });
 
+describe("a record written before records named their operation decides a repeat until it expires", () => {
+  /** A record as the previous release stored it: under the Idempotency-Key alone. */
+  async function recordedBefore(table: string, fields: Record<string, string | number>) {
+    const record = { fingerprint: fingerprintOf(dog), owner: "before", ...fields };
+    await new Table(store.db, table).put(keys.legacyIdempotency("s", "k"), record, soon());
+  }
+  const live = () => ({ ttl: expiresAtSeconds(Date.now()), lockUntil: Date.now() - 60_000 });
+
+  it("replays its answer and refuses another body, creating nothing", async () => {
+    const { table, categories, creator } = await fixture();
+    await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
+      category: { id: 41, ...dog },
+      replayed: true,
+    });
+    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject({
+      status: 422,
+    });
+    expect(await categories.list(soon())).toEqual([]);
+    // The claim made under the new layout first was given back: nothing is left there.
+    const direct = new Table(store.db, table);
+    expect(await direct.get(keys.idempotency("s", "createCategory", "k"), soon())).toBeUndefined();
+  });
+
+  it("finishes a request of the previous release under the id it reserved, once its lock is out", async () => {
+    const { table, categories, creator } = await fixture();
+    await recordedBefore(table, { ...live(), categoryId: 5 });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
+      category: { id: 5, ...dog },
+      replayed: false,
+    });
+    expect(await categories.list(soon())).toEqual([{ id: 5, ...dog }]);
+    expect(await creator.create("s", "k", dog, "r2", soon())).toMatchObject({ replayed: true });
+  });
+
+  it("tells a repeat to wait while its owner may still be running", async () => {
+    const { table, creator } = await fixture();
+    await recordedBefore(table, { ...live(), lockUntil: Date.now() + 60_000 });
+    await expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject({
+      status: 409,
+    });
+  });
+
+  it("is ignored once expired: the request is new, recorded under its operation", async () => {
+    const { table, creator } = await fixture();
+    const expired = Math.floor(Date.now() / 1000) - 60;
+    await recordedBefore(table, { ttl: expired, lockUntil: 0, response: '{"id":41}' });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
+      category: { id: 1, ...dog },
+      replayed: false,
+    });
+    const stored = await new Table(store.db, table).get(
+      keys.idempotency("s", "createCategory", "k"),
+      soon(),
+    );
+    expect(stored?.response?.S).toBe(JSON.stringify({ id: 1, ...dog }));
+  });
+});
+
 describe("the v2 fingerprint is SHA-256 of the canonical JSON: keys sorted, absent fields left out", () => {
   const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
