@@ -1,10 +1,9 @@
 /**
- * API key records (keys: lib/table/schema.ts). Only the SHA-256 of a key is stored, so a leaked
- * table or backup yields no usable key. Keys carry 256 random bits, so a fast hash is as safe as
- * a slow one here: there is nothing to brute-force. New keys have the contract's format
- * (lib/keyFormat.ts) and their scopes (lib/scopes.ts) stored with them.
+ * Administering API key records (keys: lib/table/schema.ts; the record and the lookup a request
+ * makes: ./keyLookup.ts). New keys have the contract's format (lib/keyFormat.ts) and their scopes
+ * (lib/scopes.ts) stored with them.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
 import type { DynamoDb, Item } from "../dynamodb.ts";
@@ -12,25 +11,15 @@ import type { KeyStage } from "../keyFormat.ts";
 import { generateKey } from "../keyFormat.ts";
 import type { Scope } from "../scopes.ts";
 import { allScopes, scopeText, storedScopes } from "../scopes.ts";
-import { num, text, toItem } from "../table/item.ts";
+import { text, toItem } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
+import type { ApiKeyRecord } from "./keyLookup.ts";
+import { ApiKeyLookup, hashApiKey, toRecord } from "./keyLookup.ts";
 
-export interface ApiKeyRecord {
-  /** Public handle for operators and logs; reveals nothing about the key. */
-  readonly keyId: string;
-  readonly label: string;
-  readonly createdAt: string;
-  readonly expiresAt?: string | undefined;
-  readonly revokedAt?: string | undefined;
-  /** What the key may do; a key stored before scopes existed has both. */
-  readonly scopes: readonly Scope[];
-  /** For a key issued by a rotation: the id of the key it replaces. */
-  readonly rotatedFrom?: string | undefined;
-  /** The key's own rate limit ("50/s", "600/min") and burst; unset: the stage's default. */
-  readonly rate?: string | undefined;
-  readonly burst?: number | undefined;
-}
+// What callers of the key store name with it; their owner is ./keyLookup.ts.
+export type { ApiKeyRecord } from "./keyLookup.ts";
+export { hashApiKey } from "./keyLookup.ts";
 
 /** A key's own rate limit as stored (lib/rateLimit/policy.ts parses and checks it). */
 export interface KeyRateLimit {
@@ -74,23 +63,19 @@ export interface IssuedKey {
   readonly record: ApiKeyRecord;
 }
 
-export function hashApiKey(apiKey: string): string {
-  return createHash("sha256").update(apiKey, "utf8").digest("hex");
-}
-
-export class ApiKeyStore {
+/**
+ * The operator's side of the key records: issue, list, revoke, update, rotate (scripts/keys.ts,
+ * the local server, the pre-traffic hook). No request function holds it: they read through
+ * ApiKeyLookup (./keyLookup.ts), which this extends (test/infra/bundleContents.test.ts).
+ */
+export class ApiKeyStore extends ApiKeyLookup {
   readonly #table: Table;
   readonly #now: Clock;
 
   constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+    super(db, tableName);
     this.#table = new Table(db, tableName);
     this.#now = now;
-  }
-
-  /** The record stored under a key's hash (strongly consistent). */
-  async find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined> {
-    const item = await this.#table.get(keys.apiKey(keyHash), deadline);
-    return item && toRecord(item);
   }
 
   /** Stores a new key (a fresh one unless `apiKey` is given) and answers it once. */
@@ -256,18 +241,4 @@ function fieldsOf(item: Item): Record<string, string | number> {
     else if (value.N !== undefined) fields[name] = Number(value.N);
   }
   return fields;
-}
-
-function toRecord(item: Item): ApiKeyRecord {
-  return {
-    keyId: text(item, "keyId") ?? "",
-    label: text(item, "label") ?? "",
-    createdAt: text(item, "createdAt") ?? "",
-    expiresAt: text(item, "expiresAt"),
-    revokedAt: text(item, "revokedAt"),
-    scopes: storedScopes(text(item, "scopes")),
-    rotatedFrom: text(item, "rotatedFrom"),
-    rate: text(item, "rate"),
-    burst: num(item, "burst"),
-  };
 }
