@@ -1,13 +1,14 @@
 /**
- * The list cache's state machine: what a container knows about the categories partition, and what
- * it must read to bring that up to date. Pure: the reads themselves are in ./reader.ts.
+ * The list cache's state machine: what a container knows about a resource's partition (the
+ * categories'), and what it must read to bring that up to date. Pure: the reads themselves are in
+ * ./reader.ts.
  *
- * The counter item (pk COUNTER, sk category; tiny) holds
+ * The counter item (pk COUNTER, sk the resource's name, "category"; tiny) holds
  *   value    the last id handed out (ids only grow)
  *   version  bumped with every id taken (the same UpdateItem: no write of its own), by an
  *            Idempotency-Key repeat that stores an id taken earlier, and by a withdrawal
  *   epoch    when the counter was first written (a recreated table starts a new one)
- * Withdrawal records sort just below it in its partition (lib/table/schema.ts).
+ * Withdrawal records sort just after it in its partition, newest first (lib/table/schema.ts).
  *
  * A list's first step is one consistent Query: the counter and the withdrawals recorded since
  * `withdrawalsSince` (usually none: one read unit in all). Then, against its cache:

@@ -71,6 +71,7 @@ export class ResourceList<New, Stored extends Identified> {
       lastId: num(item, "value") ?? 0,
     };
     const withdrawals = items
+      // Stryker disable next-line StringLiteral: the Query projects sk, so every item has one
       .filter((found) => isWithdrawalOf(name, text(found, "sk") ?? ""))
       .map((found): Withdrawal => ({
         id: num(found, "id") ?? Number.NaN,

@@ -86,7 +86,7 @@ export const withdrawalRecordMs = 24 * 60 * 60 * 1000;
 
 /** Categories' withdrawals before the layout above (read until theirs have expired, see above). */
 const legacyWithdrawalsFrom = (since: number): string =>
-  `cat#withdrawn#${String(Math.max(0, Math.floor(since))).padStart(15, "0")}`;
+  `cat#withdrawn#${String(Math.floor(since)).padStart(15, "0")}`;
 
 /**
  * The sort key range, in the counter partition, of a list's first read: the resource's counter

@@ -142,6 +142,11 @@ describe("a list's first read is the counter and the withdrawals since a moment,
     const legacy = listVersionRange("category", 1_000);
     expect(inRange(legacyWithdrawal(1_000, 1), legacy)).toBe(true);
     expect(inRange(legacyWithdrawal(999, 1), legacy)).toBe(false);
+    // Whole ms: a read from part-way through a millisecond takes all of it.
+    expect(inRange(keys.withdrawal("tag", 1_000, 1).sk, listVersionRange("tag", 1_000.5))).toBe(
+      true,
+    );
+    expect(inRange(legacyWithdrawal(1_000, 1), listVersionRange("category", 1_000.5))).toBe(true);
   });
 
   it("tells a resource's withdrawals from its counter and from another's", () => {
