@@ -106,7 +106,8 @@ describe("a list's first read is the counter and the withdrawals since a moment,
         fc.array(fc.tuple(fc.nat(5), moment, id), { maxLength: 30 }),
         moment,
         (resources, withdrawals, since) => {
-          const all = [...resources, "category"];
+          // "catalog" sorts between categories' old withdrawals and their counter.
+          const all = [...new Set([...resources, "category", "catalog"])];
           // Every key the counter partition can hold: each name's counter and withdrawals,
           // categories' old withdrawals among them.
           const stored = [
@@ -155,6 +156,9 @@ describe("a list's first read is the counter and the withdrawals since a moment,
     expect(isWithdrawalOf("tag", keys.withdrawal("tags", 5, 1).sk)).toBe(false);
     expect(isWithdrawalOf("tag", legacyWithdrawal(5, 1))).toBe(false);
     expect(isWithdrawalOf("category", legacyWithdrawal(5, 1))).toBe(true);
+    expect(isWithdrawalOf("category", keys.counter("category").sk)).toBe(false);
+    expect(isWithdrawalOf("category", keys.counter("catalog").sk)).toBe(false);
+    expect(isWithdrawalOf("category", keys.withdrawal("catalog", 5, 1).sk)).toBe(false);
   });
 });
 
