@@ -91,6 +91,19 @@ describe("every read a list makes is strongly consistent (it must see every crea
 });
 
 describe("a list's first step reads the withdrawals recorded since `withdrawalsSince`", () => {
+  it("reads withdrawals of the layout before resources were named too, and the counter as the counter", async () => {
+    const table = await store.newTable();
+    const direct = new Table(store.db, table);
+    const at = start - 5;
+    // As the previous release recorded it: "cat#withdrawn#", the ms, "#", the id.
+    const legacy = `cat#withdrawn#${String(at).padStart(15, "0")}#4`;
+    await direct.put({ pk: "COUNTER", sk: legacy }, { id: 4, at }, soon());
+    await direct.put(keys.counter("category"), { value: 4, version: 6, epoch: "e" }, soon());
+    const version = await new CategoryList(store.db, table, () => start).version(soon());
+    expect(version.counter).toEqual({ epoch: "e", version: 6, lastId: 4 });
+    expect(version.withdrawals).toEqual([{ id: 4, at }]);
+  });
+
   it("answers each recent withdrawal's id and time, and none recorded before", async () => {
     const table = await store.newTable();
     const direct = new Table(store.db, table);
