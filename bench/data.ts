@@ -36,7 +36,7 @@ export async function seedTable(
   const deadline = Date.now() + 600_000;
   await new ApiKeyStore(db, table).issue("bench", deadline, { apiKey: sampleApiKey });
   const counter = { value: n, version: n, epoch: "seed" };
-  await new Table(db, table).put(keys.categoryCounter, counter, deadline);
+  await new Table(db, table).put(keys.counter("category"), counter, deadline);
   const random = randomSource(n);
   const text = (length: number): string => {
     let out = "";
@@ -44,7 +44,7 @@ export async function seedTable(
     return out.slice(0, length);
   };
   const put = (id: number) => ({
-    ...keyItem(keys.category(id)),
+    ...keyItem(keys.resource("category", id)),
     ...toItem({ id, name: text(24).trim(), description: text(chars) }),
     ...toItem({ createdAt: new Date(0).toISOString(), requestId: `seed-${String(id)}` }),
   });

@@ -23,8 +23,8 @@ import { keyVerdict } from "./keyFormat.ts";
 import type { Scope } from "./scopes.ts";
 import type { RateLimit } from "./rateLimit/policy.ts";
 import { parseRateLimit } from "./rateLimit/policy.ts";
-import type { ApiKeyRecord } from "./repositories/apiKeys.ts";
-import { hashApiKey } from "./repositories/apiKeys.ts";
+import type { ApiKeyRecord } from "./repositories/keyLookup.ts";
+import { hashApiKey } from "./repositories/keyLookup.ts";
 
 export type Credentials =
   | { readonly kind: "missing" }

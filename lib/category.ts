@@ -12,6 +12,7 @@
  * `createdAt` (read by lists, for their caches) and `requestId` (audit), never returned.
  */
 import { errors } from "./errors.ts";
+import type { Resource } from "./resource.ts";
 
 /** A text field. Lengths are in Unicode code points, after trimming when `trimmed`. */
 interface TextField {
@@ -99,9 +100,6 @@ export type Category = { readonly id: number } & NewCategory;
 
 export const fieldNames = Object.keys(categoryFields) as readonly FieldName[];
 
-/** What a list reads of each category item: what it answers, and `createdAt` for its cache. */
-export const listedAttributes: readonly string[] = ["id", ...fieldNames, "createdAt"];
-
 /**
  * The fields the first idempotency fingerprint covered, in its order (lib/idempotency/record.ts).
  * Frozen: records it wrote are kept 24 hours, and it goes when they have expired.
@@ -117,6 +115,13 @@ export function categoryOf(id: number, input: NewCategory): Category {
   }
   return category as Category;
 }
+
+/** The Category as a resource (lib/resource.ts): what its store, list and idempotency take. */
+export const categoryResource: Resource<NewCategory, Category> = {
+  name: "category",
+  fieldNames,
+  of: categoryOf,
+};
 
 const requiredFields = fieldNames.filter((field) => categoryFields[field].required);
 /** "'name' and 'description'": the fields a body may carry, for messages. */

@@ -17,7 +17,7 @@ import type { LogSink, RequestLog } from "./log.ts";
 import { RequestLogger, stdoutSink } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import { createMetrics } from "./metrics.ts";
-import { ApiKeyStore } from "./repositories/apiKeys.ts";
+import { ApiKeyLookup } from "./repositories/keyLookup.ts";
 import { RateLimitBucketStore } from "./repositories/rateLimitBuckets.ts";
 import type { RateLimiting } from "./rateLimit/limiter.ts";
 import { RateLimiter } from "./rateLimit/limiter.ts";
@@ -72,7 +72,7 @@ export function createServiceParts(options: DepsOptions): ServiceParts {
       metrics.count("storeUnavailable");
     },
   });
-  const keys = new ApiKeyStore(db, config.tableName, now);
+  const keys = new ApiKeyLookup(db, config.tableName);
   // The rate limit's buckets on a client of their own, without the store metrics: a bucket out
   // of reach admits the request (RateLimitFailOpen), it is not the request's 503
   // (StoreUnavailable). Its first call opens one more keep-alive connection.

@@ -44,6 +44,7 @@ export const decidingFiles: readonly string[] = [
   "lib/idempotency/creator.ts",
   "lib/idempotency/record.ts",
   "lib/repositories/apiKeys.ts",
+  "lib/repositories/keyLookup.ts",
   "lib/repositories/categories.ts",
   "lib/repositories/idempotencyRecords.ts",
   "lib/repositories/keyEvents.ts",

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import type { APIGatewayProxyEventV2 as Event } from "aws-lambda";
 import type { APIGatewayProxyStructuredResultV2 as Result } from "aws-lambda";
 import type { NewCategory } from "../../lib/category.ts";
-import { categoryOf, listedAttributes } from "../../lib/category.ts";
+import { categoryOf, fieldNames } from "../../lib/category.ts";
 
 export type { Event, NewCategory, Result };
 export type Input = Record<string, unknown>;
@@ -63,9 +63,10 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
 
   async function list(event: Event): Promise<Result> {
     if (!(await authorized(event))) return unauthorized;
-    // The counter and, beside it, the withdrawals of the last two minutes (lib/table/schema.ts).
-    const since = `cat#withdrawn#${String(Date.now() - 120_000).padStart(15, "0")}`;
-    const bounds = { ":low": since, ":high": "category" };
+    // The counter and, beside it, the withdrawals of the last two minutes, newest first: their
+    // times count down from 10^15 - 1 (lib/table/schema.ts).
+    const since = String(999_999_999_999_999 - (Date.now() - 120_000)).padStart(15, "0");
+    const bounds = { ":low": "category", ":high": `category#withdrawn#${since}#~` };
     const fields = ["sk", "id", "at", "value", "version", "epoch"];
     const head = await query("COUNTER", "sk BETWEEN :low AND :high", bounds, fields);
     const counter = head.find((item) => item.sk === "category");
@@ -74,7 +75,7 @@ export function comparisonHandlers(db: Db, TableName: string): Handlers {
       // A cold read: ids 1..last in up to 16 parallel ranges, less the withdrawn ones.
       const last = Number(counter?.value ?? 0);
       const size = Math.ceil(last / Math.max(1, Math.min(16, Math.floor(last / 1000))));
-      const fields = [...listedAttributes];
+      const fields = ["id", ...fieldNames, "createdAt"];
       const range = (low: number) => {
         const bounds = { ":low": sortKey(low), ":high": sortKey(Math.min(last, low + size - 1)) };
         return query("CATEGORY", "sk BETWEEN :low AND :high", bounds, fields);

@@ -1,4 +1,5 @@
 /** createCategory's parts: the shared ones, the category store and idempotent creation. */
+import type { Category, NewCategory } from "../../lib/category.ts";
 import type { DepsOptions, ServiceDeps } from "../../lib/deps.ts";
 import { createServiceParts } from "../../lib/deps.ts";
 import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
@@ -7,7 +8,7 @@ import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecord
 
 export interface CreateCategoryDeps extends ServiceDeps {
   readonly categories: CategoryStore;
-  readonly idempotency: IdempotentCreator;
+  readonly idempotency: IdempotentCreator<NewCategory, Category>;
 }
 
 export function createCategoryDeps(options: DepsOptions): CreateCategoryDeps {
@@ -18,6 +19,6 @@ export function createCategoryDeps(options: DepsOptions): CreateCategoryDeps {
   return {
     ...shared,
     categories,
-    idempotency: new IdempotentCreator(records, categories, shared.now),
+    idempotency: new IdempotentCreator(records, categories, shared.now, options.operation),
   };
 }

@@ -1,13 +1,14 @@
 /**
- * The list cache's state machine: what a container knows about the categories partition, and what
- * it must read to bring that up to date. Pure: the reads themselves are in ./reader.ts.
+ * The list cache's state machine: what a container knows about a resource's partition (the
+ * categories'), and what it must read to bring that up to date. Pure: the reads themselves are in
+ * ./reader.ts.
  *
- * The counter item (pk COUNTER, sk category; tiny) holds
+ * The counter item (pk COUNTER, sk the resource's name, "category"; tiny) holds
  *   value    the last id handed out (ids only grow)
  *   version  bumped with every id taken (the same UpdateItem: no write of its own), by an
  *            Idempotency-Key repeat that stores an id taken earlier, and by a withdrawal
  *   epoch    when the counter was first written (a recreated table starts a new one)
- * Withdrawal records sort just below it in its partition (lib/table/schema.ts).
+ * Withdrawal records sort just after it in its partition, newest first (lib/table/schema.ts).
  *
  * A list's first step is one consistent Query: the counter and the withdrawals recorded since
  * `withdrawalsSince` (usually none: one read unit in all). Then, against its cache:
@@ -37,7 +38,7 @@
  * idle, so the withdrawal is seen and the id dropped (unless stored again after it, by an
  * Idempotency-Key repeat). A cache idle for longer than the records are kept reads cold.
  */
-import type { Category } from "../category.ts";
+import type { Identified } from "../resource.ts";
 import { withdrawalRecordMs } from "../table/schema.ts";
 
 export interface CounterState {
@@ -57,9 +58,9 @@ export function listVersion(counter: Pick<CounterState, "epoch" | "version">): s
   return `${counter.epoch}.${String(counter.version)}`;
 }
 
-/** A category as read, with when it was stored (epoch ms; NaN when unknown). */
-export interface Found {
-  readonly category: Category;
+/** A category (or any resource's item) as read, with when it was stored (epoch ms; NaN when unknown). */
+export interface Found<T extends Identified = Identified> {
+  readonly category: T;
   readonly createdAt: number;
 }
 
@@ -77,10 +78,10 @@ export interface Hole {
   readonly seen: number;
 }
 
-export interface ListSnapshot {
+export interface ListSnapshot<T extends Identified = Identified> {
   readonly counter: CounterState;
   /** Every category read, in id order: what a list answers. */
-  readonly categories: readonly Category[];
+  readonly categories: readonly T[];
   /** Ids ≤ counter.lastId that were absent. */
   readonly holes: ReadonlyMap<number, Hole>;
   /** Ids stored less than `settleMs` before they were read, with their createdAt. */

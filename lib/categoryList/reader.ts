@@ -7,13 +7,14 @@
  * refresh again, never miss it. Every read is strongly consistent: a list must see every create
  * answered 201 before it began.
  */
-import type { Category } from "../category.ts";
-import { listedAttributes } from "../category.ts";
+import type { Category, NewCategory } from "../category.ts";
+import { categoryResource } from "../category.ts";
 import type { Clock } from "../clock.ts";
 import type { DynamoDb, Item } from "../dynamodb.ts";
-import { toCategory } from "../repositories/categories.ts";
+import { storedOf } from "../repositories/categories.ts";
+import type { Identified, Resource } from "../resource.ts";
 import { num, text } from "../table/item.ts";
-import { categorySortKey, keys, partitions, withdrawalsFrom } from "../table/schema.ts";
+import { idSortKey, isWithdrawalOf, keys, listVersionRange, partitions } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
 import type { Found, ListSnapshot, ListVersion, Refresh, Withdrawal } from "./cache.ts";
 import { emptyCounter, planRefresh, withdrawalsSince } from "./cache.ts";
@@ -21,16 +22,27 @@ import type { SplitOptions } from "./ranges.ts";
 import { coldReadSplit, splitIds } from "./ranges.ts";
 import { applyRefresh } from "./snapshot.ts";
 
-export class CategoryList {
+export class ResourceList<New, Stored extends Identified> {
   readonly #table: Table;
+  readonly #resource: Resource<New, Stored>;
   readonly #now: Clock;
   readonly #split: SplitOptions;
-  #snapshot: ListSnapshot | undefined;
+  /** What a list reads of each item: what it answers, and `createdAt` for its cache. */
+  readonly #listed: readonly string[];
+  #snapshot: ListSnapshot<Stored> | undefined;
 
-  constructor(db: DynamoDb, tableName: string, now: Clock, split: SplitOptions = coldReadSplit) {
+  constructor(
+    db: DynamoDb,
+    tableName: string,
+    resource: Resource<New, Stored>,
+    now: Clock,
+    split: SplitOptions = coldReadSplit,
+  ) {
     this.#table = new Table(db, tableName);
+    this.#resource = resource;
     this.#now = now;
     this.#split = split;
+    this.#listed = ["id", ...resource.fieldNames, "createdAt"];
   }
 
   /**
@@ -41,11 +53,12 @@ export class CategoryList {
   async version(deadline: number): Promise<ListVersion> {
     const readAt = this.#now();
     const since = withdrawalsSince(this.#snapshot, readAt);
-    const counterKey = keys.categoryCounter;
+    const { name } = this.#resource;
+    const counterKey = keys.counter(name);
     const items = await this.#table.queryAll(
       {
         partition: counterKey.pk,
-        range: { between: [withdrawalsFrom(since), counterKey.sk] },
+        range: { between: listVersionRange(name, since) },
         consistent: true,
         projection: ["sk", "id", "at", "value", "version", "epoch"],
       },
@@ -58,7 +71,8 @@ export class CategoryList {
       lastId: num(item, "value") ?? 0,
     };
     const withdrawals = items
-      .filter((found) => found !== item)
+      // Stryker disable next-line StringLiteral: the Query projects sk, so every item has one
+      .filter((found) => isWithdrawalOf(name, text(found, "sk") ?? ""))
       .map((found): Withdrawal => ({
         id: num(found, "id") ?? Number.NaN,
         at: num(found, "at") ?? 0,
@@ -66,8 +80,8 @@ export class CategoryList {
     return { counter: counter ?? emptyCounter, withdrawals, readAt, since };
   }
 
-  /** Every visible category as of `version` (read in this request), in id order. */
-  async categories(version: ListVersion, deadline: number): Promise<readonly Category[]> {
+  /** Every visible item as of `version` (read in this request), in id order. */
+  async categories(version: ListVersion, deadline: number): Promise<readonly Stored[]> {
     const snapshot = this.#snapshot;
     const refresh = planRefresh(snapshot, version.counter, version.readAt);
     const next = applyRefresh(snapshot, version, refresh, await this.#read(refresh, deadline));
@@ -79,7 +93,7 @@ export class CategoryList {
     return next.categories;
   }
 
-  async #read(refresh: Refresh, deadline: number): Promise<readonly Found[]> {
+  async #read(refresh: Refresh, deadline: number): Promise<readonly Found<Stored>[]> {
     const [above, rechecked] = await Promise.all([
       this.#readRange(refresh.above + 1, refresh.upTo, deadline),
       this.#readIds(refresh.recheck, deadline),
@@ -88,33 +102,43 @@ export class CategoryList {
   }
 
   /** Ids [low, high] as parallel `sk BETWEEN` Queries: at most `maxParts` (splitIds), all at once. */
-  async #readRange(low: number, high: number, deadline: number): Promise<readonly Found[]> {
+  async #readRange(low: number, high: number, deadline: number): Promise<readonly Found<Stored>[]> {
     const parts = await Promise.all(
       splitIds(low, high, this.#split).map(async ([a, b]) => {
-        const between = [categorySortKey(a), categorySortKey(b)] as const;
+        const between = [idSortKey(a), idSortKey(b)] as const;
         const items = await this.#table.queryAll(
           {
-            partition: partitions.category,
+            partition: partitions.resource(this.#resource.name),
             range: { between },
             consistent: true,
-            projection: listedAttributes,
+            projection: this.#listed,
           },
           deadline,
         );
-        return items.map(toFound);
+        return items.map((found) => this.#found(found));
       }),
     );
     return parts.flat();
   }
 
-  /** The categories under these ids that exist, in any order (no ids: no request). */
-  async #readIds(ids: readonly number[], deadline: number): Promise<readonly Found[]> {
-    const items = await this.#table.batchGet(ids.map(keys.category), deadline, listedAttributes);
-    return items.map(toFound);
+  /** The items under these ids that exist, in any order (no ids: no request). */
+  async #readIds(ids: readonly number[], deadline: number): Promise<readonly Found<Stored>[]> {
+    const { name } = this.#resource;
+    const itemKeys = ids.map((id) => keys.resource(name, id));
+    const items = await this.#table.batchGet(itemKeys, deadline, this.#listed);
+    return items.map((found) => this.#found(found));
+  }
+
+  #found(item: Item): Found<Stored> {
+    const category = storedOf(this.#resource, item);
+    // Stryker disable next-line StringLiteral: Date.parse answers NaN for "" and any other non-date alike
+    return { category, createdAt: Date.parse(text(item, "createdAt") ?? "") };
   }
 }
 
-function toFound(item: Item): Found {
-  // Stryker disable next-line StringLiteral: Date.parse answers NaN for "" and any other non-date alike
-  return { category: toCategory(item), createdAt: Date.parse(text(item, "createdAt") ?? "") };
+/** The categories' list cache, bound to their model (lib/category.ts). */
+export class CategoryList extends ResourceList<NewCategory, Category> {
+  constructor(db: DynamoDb, tableName: string, now: Clock, split: SplitOptions = coldReadSplit) {
+    super(db, tableName, categoryResource, now, split);
+  }
 }

@@ -1,17 +1,17 @@
 /**
  * A list cache's next snapshot, from what a refresh read (the plan and the argument: ./cache.ts).
  */
-import type { Category } from "../category.ts";
+import type { Identified } from "../resource.ts";
 import type { Found, Hole, ListSnapshot, ListVersion, Refresh } from "./cache.ts";
 import { holeLifetimeMs, isSettled, settleMs } from "./cache.ts";
 
 /** The snapshot after `refresh` (planned at `version.readAt`) has read `found`, in any order. */
-export function applyRefresh(
-  snapshot: ListSnapshot | undefined,
+export function applyRefresh<T extends Identified>(
+  snapshot: ListSnapshot<T> | undefined,
   version: ListVersion,
   refresh: Refresh,
-  found: readonly Found[],
-): ListSnapshot {
+  found: readonly Found<T>[],
+): ListSnapshot<T> {
   const { counter, withdrawals: withdrawn, readAt: now } = version;
   const base = refresh.kind === "cold" ? undefined : snapshot;
   if (base && refresh.kind === "current" && found.length === 0 && withdrawn.length === 0) {
@@ -46,7 +46,10 @@ export function applyRefresh(
   return { counter: counterNow, categories, holes, settling };
 }
 
-function expireSettling(snapshot: ListSnapshot, version: ListVersion): ListSnapshot {
+function expireSettling<T extends Identified>(
+  snapshot: ListSnapshot<T>,
+  version: ListVersion,
+): ListSnapshot<T> {
   const expired = [...snapshot.settling].filter(([, createdAt]) => isSettled(createdAt, version));
   if (expired.length === 0) return snapshot;
   const settling = new Map(snapshot.settling);
@@ -81,6 +84,6 @@ function addGaps(
  * Both lists in id order, merged; ids never repeat between them. Two sorted runs: the sort
  * (TimSort) finds them and merges in linear time, as fast as a hand-written merge.
  */
-function mergeById(older: readonly Category[], newer: readonly Category[]): Category[] {
+function mergeById<T extends Identified>(older: readonly T[], newer: readonly T[]): T[] {
   return [...older, ...newer].sort((a, b) => a.id - b.id);
 }

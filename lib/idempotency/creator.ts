@@ -1,19 +1,20 @@
 /**
- * Creating a category at most once per (API key, Idempotency-Key) for 24 hours: claim the
- * record, reserve an id on it, store the category, store the answer. The id is reserved on the
- * record before the category is written, so a request that dies between the two is finished by
- * the next repeat under the same id: never a second category.
+ * Creating a resource's item (a category) at most once per (API key, operation, Idempotency-Key)
+ * for 24 hours: claim the record, reserve an id on it, store the item, store the answer. The id
+ * is reserved on the record before the item is written, so a request that dies between the two
+ * is finished by the next repeat under the same id: never a second item.
  */
-import type { Category, NewCategory } from "../category.ts";
 import type { Clock } from "../clock.ts";
 import { errors } from "../errors.ts";
-import type { CategoryStore } from "../repositories/categories.ts";
+import type { ResourceStore } from "../repositories/categories.ts";
 import type { IdempotencyRecordStore } from "../repositories/idempotencyRecords.ts";
+import type { Identified } from "../resource.ts";
 import type { RecordKey } from "./record.ts";
 import { fingerprintMatches, fingerprintOf } from "./record.ts";
 
-export interface IdempotentOutcome {
-  readonly category: Category;
+export interface IdempotentOutcome<Stored> {
+  /** The item created, or the one an earlier request created (`replayed`). */
+  readonly category: Stored;
   /** True when this answer repeats the stored answer of an earlier request. */
   readonly replayed: boolean;
 }
@@ -27,37 +28,53 @@ interface Owned {
 /** Time past the deadline to release a claim, from the margin the deadline keeps. */
 const releaseBudgetMs = 200;
 
-export class IdempotentCreator {
-  readonly #records: IdempotencyRecordStore;
-  readonly #categories: CategoryStore;
-  readonly #now: Clock;
+/**
+ * The one operation whose records were keyed without their operation (lib/table/schema.ts): a
+ * repeat of a request made before the change finds that record, until it has expired. This line
+ * and its branch in #claim go 24 hours after the release that made the change.
+ */
+const legacyOperation = "createCategory";
 
-  constructor(records: IdempotencyRecordStore, categories: CategoryStore, now: Clock) {
+export class IdempotentCreator<New extends object, Stored extends Identified> {
+  readonly #records: IdempotencyRecordStore;
+  readonly #store: ResourceStore<New, Stored>;
+  readonly #now: Clock;
+  readonly #operation: string;
+
+  /** `operation`: the function's name, which scopes its records (e.g. "createCategory"). */
+  constructor(
+    records: IdempotencyRecordStore,
+    store: ResourceStore<New, Stored>,
+    now: Clock,
+    operation: string,
+  ) {
     this.#records = records;
-    this.#categories = categories;
+    this.#store = store;
     this.#now = now;
+    this.#operation = operation;
   }
 
   async create(
     scope: string,
     idempotencyKey: string,
-    input: NewCategory,
+    input: New,
     owner: string,
     deadline: number,
-    /** The creating API key's id, stored with the category (audit). */
+    /** The creating API key's id, stored with the item (audit). */
     keyId?: string,
-  ): Promise<IdempotentOutcome> {
-    const claimed = await this.#claim({ scope, idempotencyKey }, input, owner, deadline);
+  ): Promise<IdempotentOutcome<Stored>> {
+    const key = { scope, operation: this.#operation, idempotencyKey };
+    const claimed = await this.#claim(key, input, owner, deadline);
     if ("replay" in claimed) return { category: claimed.replay, replayed: true };
     let reservedId = claimed.reservedId;
     try {
       const id = (reservedId ??= await this.#reserveId(claimed, deadline));
       const category =
-        (await this.#categories.get(id, deadline)) ??
-        (await this.#categories.put(id, input, owner, deadline, keyId));
+        (await this.#store.get(id, deadline)) ??
+        (await this.#store.put(id, input, owner, deadline, keyId));
       // An id taken by an earlier attempt bumped the list version back then: bump it again, so
       // list caches look for this id (lib/categoryList/cache.ts).
-      if (claimed.reservedId !== undefined) await this.#categories.commit(deadline);
+      if (claimed.reservedId !== undefined) await this.#store.commit(deadline);
       if (!(await this.#records.complete(claimed.key, owner, category, deadline))) {
         throw errors.idempotencyInProgress();
       }
@@ -74,15 +91,26 @@ export class IdempotentCreator {
 
   async #claim(
     key: RecordKey,
-    input: NewCategory,
+    input: New,
     owner: string,
     deadline: number,
-  ): Promise<Owned | { replay: Category }> {
+  ): Promise<Owned | { replay: Stored }> {
     const now = this.#now();
     // The lock outlives this request's own deadline, so only a request that is surely gone is taken over.
     const claim = { fingerprint: fingerprintOf(input), owner, lockUntil: deadline + 1000 };
-    const outcome = await this.#records.claim(key, claim, now, deadline);
-    if (outcome.claimed) return { key, owner, reservedId: undefined };
+    const outcome = await this.#records.claim<Stored>(key, claim, now, deadline);
+    if (outcome.claimed) {
+      const legacy = { ...key, operation: undefined };
+      if (
+        key.operation !== legacyOperation ||
+        !(await this.#records.isLive(legacy, now, deadline))
+      ) {
+        return { key, owner, reservedId: undefined };
+      }
+      // A request made before records named their operation: its record decides.
+      await this.#records.release(key, owner, deadline);
+      return this.#claim(legacy, input, owner, deadline);
+    }
     const { existing } = outcome;
     // Expired (or removed) since the claim was refused: claim again.
     if (!existing || existing.status === "expired") return this.#claim(key, input, owner, deadline);
@@ -100,7 +128,7 @@ export class IdempotentCreator {
   }
 
   async #reserveId(owned: Owned, deadline: number): Promise<number> {
-    const id = await this.#categories.nextId(deadline);
+    const id = await this.#store.nextId(deadline);
     if (!(await this.#records.reserveId(owned.key, owned.owner, id, deadline))) {
       throw errors.idempotencyInProgress();
     }

@@ -4,7 +4,7 @@
  * a slow one here: there is nothing to brute-force. New keys have the contract's format
  * (lib/keyFormat.ts) and their scopes (lib/scopes.ts) stored with them.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
 import type { DynamoDb, Item } from "../dynamodb.ts";
@@ -13,35 +13,19 @@ import { generateKey } from "../keyFormat.ts";
 import type { Scope } from "../scopes.ts";
 import { allScopes, scopeText, storedScopes } from "../scopes.ts";
 import { isConditionFailure } from "../table/errors.ts";
-import { num, text, toItem } from "../table/item.ts";
+import { text, toItem } from "../table/item.ts";
 import { keys, partitions } from "../table/schema.ts";
 import type { Write } from "../table/table.ts";
 import { Table } from "../table/table.ts";
 import type { KeyEventKind } from "./keyEvents.ts";
 import { KeyEventStore } from "./keyEvents.ts";
 
-export interface ApiKeyRecord {
-  /** Public handle for operators and logs; reveals nothing about the key. */
-  readonly keyId: string;
-  readonly label: string;
-  readonly createdAt: string;
-  readonly expiresAt?: string | undefined;
-  readonly revokedAt?: string | undefined;
-  /** What the key may do; a key stored before scopes existed has both. */
-  readonly scopes: readonly Scope[];
-  /** For a key issued by a rotation: the id of the key it replaces. */
-  readonly rotatedFrom?: string | undefined;
-  /** The key's own rate limit ("50/s", "600/min") and burst; unset: the stage's default. */
-  readonly rate?: string | undefined;
-  readonly burst?: number | undefined;
-  /** Who issued the key (the audit's `who`); unset on keys stored before it was kept. */
-  readonly createdBy?: string | undefined;
-  /**
-   * The rate limit bucket the key counts against: its own id, or for a rotated key the bucket of
-   * the key it replaces, so the pair shares one during the grace window.
-   */
-  readonly bucket?: string | undefined;
-}
+import type { ApiKeyRecord } from "./keyLookup.ts";
+import { ApiKeyLookup, hashApiKey, toRecord } from "./keyLookup.ts";
+
+// What callers of the key store name with it; their owner is ./keyLookup.ts.
+export type { ApiKeyRecord } from "./keyLookup.ts";
+export { hashApiKey } from "./keyLookup.ts";
 
 /** A key's own rate limit as stored (lib/rateLimit/policy.ts parses and checks it). */
 export interface KeyRateLimit {
@@ -85,10 +69,6 @@ export interface IssuedKey {
   readonly record: ApiKeyRecord;
 }
 
-export function hashApiKey(apiKey: string): string {
-  return createHash("sha256").update(apiKey, "utf8").digest("hex");
-}
-
 /** Who a store makes its changes as when its maker names no one (tests, benches, seeds). */
 export const unattributed = "unattributed";
 
@@ -98,7 +78,12 @@ export interface RotationRefused {
   readonly record: ApiKeyRecord;
 }
 
-export class ApiKeyStore {
+/**
+ * The operator's side of the key records: issue, list, revoke, update, rotate (scripts/keys.ts,
+ * the local server, the pre-traffic hook). No request function holds it: they read through
+ * ApiKeyLookup (./keyLookup.ts), which this extends (test/infra/bundleContents.test.ts).
+ */
+export class ApiKeyStore extends ApiKeyLookup {
   readonly #db: DynamoDb;
   readonly #tableName: string;
   readonly #table: Table;
@@ -111,6 +96,7 @@ export class ApiKeyStore {
    * change is written with (lib/repositories/keyEvents.ts).
    */
   constructor(db: DynamoDb, tableName: string, now: Clock = systemClock, who = unattributed) {
+    super(db, tableName);
     this.#db = db;
     this.#tableName = tableName;
     this.#table = new Table(db, tableName);
@@ -122,12 +108,6 @@ export class ApiKeyStore {
   /** The same store, making its changes as `who`. */
   actingAs(who: string): ApiKeyStore {
     return new ApiKeyStore(this.#db, this.#tableName, this.#now, who);
-  }
-
-  /** The record stored under a key's hash (strongly consistent). */
-  async find(keyHash: string, deadline: number): Promise<ApiKeyRecord | undefined> {
-    const item = await this.#table.get(keys.apiKey(keyHash), deadline);
-    return item && toRecord(item);
   }
 
   /**
@@ -418,20 +398,4 @@ function fieldsOf(item: Item): Record<string, string | number> {
     else if (value.N !== undefined) fields[name] = Number(value.N);
   }
   return fields;
-}
-
-function toRecord(item: Item): ApiKeyRecord {
-  return {
-    keyId: text(item, "keyId") ?? "",
-    label: text(item, "label") ?? "",
-    createdAt: text(item, "createdAt") ?? "",
-    expiresAt: text(item, "expiresAt"),
-    revokedAt: text(item, "revokedAt"),
-    scopes: storedScopes(text(item, "scopes")),
-    rotatedFrom: text(item, "rotatedFrom"),
-    rate: text(item, "rate"),
-    burst: num(item, "burst"),
-    createdBy: text(item, "createdBy"),
-    bucket: text(item, "bucket") ?? text(item, "keyId") ?? "",
-  };
 }

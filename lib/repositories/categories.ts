@@ -1,16 +1,18 @@
 /**
- * Categories and their id counter (keys: lib/table/schema.ts; fields: lib/category.ts). Ids come
- * from an atomic counter (UpdateItem ADD), so concurrent creates never share one; a create that
- * fails after taking an id leaves a gap, never a duplicate.
+ * A resource's items and its id counter (keys: lib/table/schema.ts; fields: its model,
+ * lib/resource.ts), categories being today's one. Ids come from an atomic counter (UpdateItem
+ * ADD), so concurrent creates never share one; a create that fails after taking an id leaves a
+ * gap, never a duplicate.
  */
 import type { Category, NewCategory } from "../category.ts";
-import { categoryOf, fieldNames } from "../category.ts";
+import { categoryResource } from "../category.ts";
 import type { Clock } from "../clock.ts";
 import { systemClock } from "../clock.ts";
 import type { DynamoDb, Item } from "../dynamodb.ts";
 import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
+import type { Identified, Resource } from "../resource.ts";
 import { keys, partitions, withdrawalRecordMs } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
 
@@ -22,49 +24,57 @@ const withdrawBudgetMs = 200;
 /** When each withdrawal step must be done by, from the start of the withdrawal. */
 const withdrawShareMs = { record: 80, delete: 150 } as const;
 
-export class CategoryStore {
+export class ResourceStore<New, Stored extends Identified> {
   readonly #table: Table;
+  readonly #resource: Resource<New, Stored>;
   readonly #now: Clock;
+  readonly #counter: ReturnType<typeof keys.counter>;
 
-  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+  constructor(
+    db: DynamoDb,
+    tableName: string,
+    resource: Resource<New, Stored>,
+    now: Clock = systemClock,
+  ) {
     this.#table = new Table(db, tableName);
+    this.#resource = resource;
     this.#now = now;
+    this.#counter = keys.counter(resource.name);
   }
 
-  /** Every category, in id order. */
-  async list(deadline: number): Promise<Category[]> {
+  /** Every item, in id order. */
+  async list(deadline: number): Promise<Stored[]> {
     const items = await this.#table.queryAll(
-      { partition: partitions.category, consistent: true, projection: ["id", ...fieldNames] },
+      {
+        partition: partitions.resource(this.#resource.name),
+        consistent: true,
+        projection: ["id", ...this.#resource.fieldNames],
+      },
       deadline,
     );
-    return items.map(toCategory);
+    return items.map((item) => storedOf(this.#resource, item));
   }
 
   /**
-   * Takes the next id and stores the category under it, with the request id and the creating
+   * Takes the next id and stores the item under it, with the request id and the creating
    * key's id (audit, never returned: auditFields below).
    */
-  async create(
-    category: NewCategory,
-    requestId: string,
-    deadline: number,
-    keyId?: string,
-  ): Promise<Category> {
-    return this.put(await this.nextId(deadline), category, requestId, deadline, keyId);
+  async create(input: New, requestId: string, deadline: number, keyId?: string): Promise<Stored> {
+    return this.put(await this.nextId(deadline), input, requestId, deadline, keyId);
   }
 
   /**
-   * Stores a category under an id taken from `nextId`. The put is conditional, so a retried put
+   * Stores an item under an id taken from `nextId`. The put is conditional, so a retried put
    * whose first attempt landed is recognised by its request id.
    */
   async put(
     id: number,
-    category: NewCategory,
+    input: New,
     requestId: string,
     deadline: number,
     keyId?: string,
-  ): Promise<Category> {
-    const stored = categoryOf(id, category);
+  ): Promise<Stored> {
+    const stored = this.#resource.of(id, input);
     const fields = { ...stored, ...auditFields(this.#now(), requestId, keyId) };
     try {
       await this.#putOwn(id, fields, requestId, deadline);
@@ -82,7 +92,7 @@ export class CategoryStore {
 
   /** A conditional put; a retried put whose first attempt landed is recognised as our own. */
   async #putOwn(id: number, fields: Fields, requestId: string, deadline: number): Promise<void> {
-    const key = keys.category(id);
+    const key = keys.resource(this.#resource.name, id);
     try {
       await this.#table.put(key, fields, deadline, { text: "attribute_not_exists(pk)" });
     } catch (error) {
@@ -98,22 +108,22 @@ export class CategoryStore {
    */
   async commit(deadline: number): Promise<void> {
     await this.#table.update(
-      keys.categoryCounter,
+      this.#counter,
       { text: "ADD version :one", values: { ":one": 1 } },
       deadline,
     );
   }
 
-  /** The category stored under an id, if any (strongly consistent). */
-  async get(id: number, deadline: number): Promise<Category | undefined> {
-    const item = await this.#table.get(keys.category(id), deadline);
-    return item && toCategory(item);
+  /** The item stored under an id, if any (strongly consistent). */
+  async get(id: number, deadline: number): Promise<Stored | undefined> {
+    const item = await this.#table.get(keys.resource(this.#resource.name, id), deadline);
+    return item && storedOf(this.#resource, item);
   }
 
   /** Takes the next id from the counter; an id taken and never stored is a gap, not a reuse. */
   async nextId(deadline: number): Promise<number> {
     const attributes = await this.#table.update(
-      keys.categoryCounter,
+      this.#counter,
       {
         // Taking an id is what bumps the list version: no write of its own (cache.ts).
         text: "ADD #v :one, version :one SET epoch = if_not_exists(epoch, :now)",
@@ -126,7 +136,7 @@ export class CategoryStore {
     // Stryker disable next-line OptionalChaining: an ADD with UPDATED_NEW always answers `value`; without it both forms throw
     const id = Number(attributes?.value?.N);
     if (!Number.isSafeInteger(id) || id < 1) {
-      throw new Error(`the category counter returned an unusable id (${String(id)})`);
+      throw new Error(`the ${this.#resource.name} counter returned an unusable id (${String(id)})`);
     }
     return id;
   }
@@ -145,12 +155,13 @@ export class CategoryStore {
     const start = this.#now();
     await this.#quietly(() =>
       this.#table.put(
-        keys.withdrawal(start, id),
+        keys.withdrawal(this.#resource.name, start, id),
         { id, at: start, ttl: Math.floor((start + withdrawalRecordMs) / 1000) },
         start + withdrawShareMs.record,
       ),
     );
-    const deletion = this.#table.delete(keys.category(id), start + withdrawShareMs.delete, {
+    const key = keys.resource(this.#resource.name, id);
+    const deletion = this.#table.delete(key, start + withdrawShareMs.delete, {
       text: "requestId = :me",
       values: { ":me": requestId },
     });
@@ -171,7 +182,7 @@ export class CategoryStore {
 }
 
 /**
- * Who made a category and when: stored with it, never listed or returned (toCategory and the
+ * Who made a category and when: stored with it, never listed or returned (storedOf and the
  * list's projection leave them out). `requestId` is API Gateway's request id (the answer's
  * Request-Id; it also tells a retried own write apart), `keyId` the creating API key's id.
  */
@@ -183,10 +194,21 @@ export function auditFields(
   return { createdAt: new Date(now).toISOString(), requestId, keyId };
 }
 
-/** The category in an item: its id and every field of the model it holds. */
-export function toCategory(item: Item): Category {
+/** The resource in an item: its id and every field of the model it holds. */
+export function storedOf<New, Stored extends Identified>(
+  resource: Resource<New, Stored>,
+  item: Item,
+): Stored {
   const input: Record<string, string | undefined> = {};
-  // A field the item lacks is undefined here, and categoryOf leaves it out.
-  for (const field of fieldNames) input[field] = text(item, field);
-  return categoryOf(num(item, "id") ?? Number.NaN, input as NewCategory);
+  // A field the item lacks is undefined here, and the model leaves it out.
+  for (const field of resource.fieldNames) input[field] = text(item, field);
+  // The item holds what a New held when it was put, each field as it was checked then.
+  return resource.of(num(item, "id") ?? Number.NaN, input as New);
+}
+
+/** Categories: the store bound to their model (lib/category.ts). */
+export class CategoryStore extends ResourceStore<NewCategory, Category> {
+  constructor(db: DynamoDb, tableName: string, now: Clock = systemClock) {
+    super(db, tableName, categoryResource, now);
+  }
 }

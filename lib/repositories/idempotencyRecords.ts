@@ -3,7 +3,6 @@
  * Every write but the first claim is conditional on the caller still owning the record, so a
  * request that was taken over can change nothing; each answers false when its condition failed.
  */
-import type { Category } from "../category.ts";
 import type { DynamoDb, Item } from "../dynamodb.ts";
 import type { IdempotencyRecord, RecordKey } from "../idempotency/record.ts";
 import { expiresAtSeconds, isExpired } from "../idempotency/record.ts";
@@ -21,9 +20,9 @@ export interface Claim {
 }
 
 /** A claim made, or the live record that refused it (none when it was gone by the time it was read). */
-export type ClaimOutcome =
+export type ClaimOutcome<Answer = unknown> =
   | { readonly claimed: true }
-  | { readonly claimed: false; readonly existing: IdempotencyRecord | undefined };
+  | { readonly claimed: false; readonly existing: IdempotencyRecord<Answer> | undefined };
 
 const ownedBy = (owner: string, extra = ""): Expression => ({
   text: `#owner = :me${extra}`,
@@ -38,8 +37,16 @@ export class IdempotencyRecordStore {
     this.#table = new Table(db, tableName);
   }
 
-  /** Creates an in-progress record unless a live one exists; then answers that one. */
-  async claim(key: RecordKey, claim: Claim, now: number, deadline: number): Promise<ClaimOutcome> {
+  /**
+   * Creates an in-progress record unless a live one exists; then answers that one. `Answer` is
+   * what the record's operation stores as its response (what `complete` was given).
+   */
+  async claim<Answer>(
+    key: RecordKey,
+    claim: Claim,
+    now: number,
+    deadline: number,
+  ): Promise<ClaimOutcome<Answer>> {
     const fields = { ...claim, ttl: expiresAtSeconds(now) };
     try {
       await this.#table.put(keyOf(key), fields, deadline, {
@@ -51,8 +58,14 @@ export class IdempotencyRecordStore {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const item = await this.#table.collidedWith(error, keyOf(key), deadline);
-      return { claimed: false, existing: item && toRecord(item, now) };
+      return { claimed: false, existing: item && toRecord<Answer>(item, now) };
     }
+  }
+
+  /** Whether a live record (not expired) is stored under `key` (strongly consistent). */
+  async isLive(key: RecordKey, now: number, deadline: number): Promise<boolean> {
+    const item = await this.#table.get(keyOf(key), deadline);
+    return item !== undefined && toRecord(item, now).status !== "expired";
   }
 
   /** Takes an unfinished record over from `previousOwner`; false when another got there first. */
@@ -89,11 +102,11 @@ export class IdempotencyRecordStore {
   }
 
   /** Stores the answer; false when the owner lost the record. */
-  complete(key: RecordKey, owner: string, category: Category, deadline: number): Promise<boolean> {
+  complete(key: RecordKey, owner: string, answer: unknown, deadline: number): Promise<boolean> {
     const update = {
       text: "SET #response = :response",
       names: { "#response": "response" },
-      values: { ":response": JSON.stringify(category) },
+      values: { ":response": JSON.stringify(answer) },
     };
     return this.#ownedUpdate(key, owner, update, deadline);
   }
@@ -119,12 +132,14 @@ export class IdempotencyRecordStore {
   }
 }
 
-function keyOf(key: RecordKey): Key {
-  return keys.idempotency(key.scope, key.idempotencyKey);
+function keyOf({ scope, operation, idempotencyKey }: RecordKey): Key {
+  return operation === undefined
+    ? keys.legacyIdempotency(scope, idempotencyKey)
+    : keys.idempotency(scope, operation, idempotencyKey);
 }
 
 /** The one place a record's state is read from its attributes. */
-function toRecord(item: Item, now: number): IdempotencyRecord {
+function toRecord<Answer>(item: Item, now: number): IdempotencyRecord<Answer> {
   if (isExpired(num(item, "ttl") ?? Number.NaN, now)) return { status: "expired" };
   const live = {
     // Stryker disable next-line StringLiteral: every record is written with its fingerprint; no request's fingerprint (a hash, or "v2:" and one) matches "" or any other non-hash alike
@@ -134,7 +149,7 @@ function toRecord(item: Item, now: number): IdempotencyRecord {
   };
   const response = text(item, "response");
   if (response !== undefined) {
-    return { ...live, status: "completed", response: JSON.parse(response) as Category };
+    return { ...live, status: "completed", response: JSON.parse(response) as Answer };
   }
   return { ...live, status: "in_progress", reservedId: num(item, "categoryId") };
 }

@@ -32,7 +32,7 @@ describe("a stored category records who created it and in which request, never a
     expect(response.statusCode).toBe(201);
     const created = JSON.parse(response.body) as { id: number };
     const { db, tableName } = harness.table();
-    const item = await new Table(db, tableName).get(keys.category(created.id), soon());
+    const item = await new Table(db, tableName).get(keys.resource("category", created.id), soon());
     expect(item?.keyId?.S).toBe(await sampleKeyId());
     expect(item?.requestId?.S).toBe(event.requestContext.requestId);
     const at = Date.parse(item?.createdAt?.S ?? "");

@@ -29,7 +29,14 @@ const onlyCalledBy: readonly { readonly routeKey?: string; readonly modules: rea
       modules: [/^lib\/categoryList\/(cache|reader|ranges|snapshot)\.ts$/],
     },
     {
-      modules: [/^lib\/deployHook\//, /\/@aws-sdk\//, /\/@smithy\//],
+      // The key administration (issue, rotate, update, revoke, list): the hook issues and revokes
+      // its probe key; a request only looks a key up (lib/repositories/keyLookup.ts).
+      modules: [
+        /^lib\/deployHook\//,
+        /\/@aws-sdk\//,
+        /\/@smithy\//,
+        /^lib\/repositories\/apiKeys\.ts$/,
+      ],
     },
   ];
 

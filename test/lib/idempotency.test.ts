@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Category, NewCategory } from "../../lib/category.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { parseIdempotencyKey } from "../../lib/http/request.ts";
 import { IdempotentCreator } from "../../lib/idempotency/creator.ts";
@@ -15,7 +16,7 @@ import {
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecords.ts";
 import { num } from "../../lib/table/item.ts";
-import { keys } from "../../lib/table/schema.ts";
+import { keys, partitions } from "../../lib/table/schema.ts";
 import { Table } from "../../lib/table/table.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
 import { soon, storeEngine, useFaultyStore } from "../support/dynamo.ts";
@@ -27,7 +28,7 @@ const proxy = (): FaultProxy => store.proxy;
 interface Fixture {
   readonly table: string;
   readonly categories: CategoryStore;
-  readonly creator: IdempotentCreator;
+  readonly creator: IdempotentCreator<NewCategory, Category>;
   readonly clock: { now: number };
   /** The same records as another container sees them: straight to the store, never faulted. */
   readonly elsewhere: IdempotencyRecordStore;
@@ -41,7 +42,7 @@ async function fixture(clock: { now: number } = movableClock()): Promise<Fixture
   return {
     table,
     categories,
-    creator: new IdempotentCreator(records, categories, () => clock.now),
+    creator: new IdempotentCreator(records, categories, () => clock.now, "createCategory"),
     clock,
     elsewhere: new IdempotencyRecordStore(store.db, table),
   };
@@ -64,7 +65,7 @@ function movableClock(): { now: number } {
 }
 
 const dog = { name: "dog", description: "Canines" };
-const recordKey: RecordKey = { scope: "s", idempotencyKey: "k" };
+const recordKey: RecordKey = { scope: "s", operation: "createCategory", idempotencyKey: "k" };
 /** A claim on `recordKey` for `dog`, as another request makes it. */
 const claimBy = (owner: string, lockUntil: number) => ({
   fingerprint: fingerprintOf(dog),
@@ -85,7 +86,7 @@ async function untilHeld(before: number): Promise<void> {
 
 /** The list version (lib/categoryList/cache.ts): the counter item's `version`. */
 async function listVersion(table: string): Promise<number> {
-  const counter = await new Table(store.db, table).get(keys.categoryCounter, soon());
+  const counter = await new Table(store.db, table).get(keys.counter("category"), soon());
   return (counter && num(counter, "version")) ?? 0;
 }
 
@@ -182,6 +183,7 @@ describe("a request that dies after reserving its id is finished by the next rep
     proxy().inject({
       fault: "server_error",
       operation: "GetItem",
+      partition: partitions.resource("category"),
       times: Number.POSITIVE_INFINITY,
     });
     const deadline = Date.now() + 400;
@@ -229,7 +231,7 @@ describe("records written before the fingerprint was versioned still match their
   ): Promise<void> {
     const response = JSON.stringify({ id: 41, ...input });
     await new Table(store.db, table).put(
-      keys.idempotency("s", idempotencyKey),
+      keys.legacyIdempotency("s", idempotencyKey),
       {
         fingerprint: v1Fingerprint(input),
         owner: "before-the-deploy",
@@ -279,6 +281,65 @@ describe("records written before the fingerprint was versioned still match their
   });
 });
 
+describe("a record written before records named their operation decides a repeat until it expires", () => {
+  /** A record as the previous release stored it: under the Idempotency-Key alone. */
+  async function recordedBefore(table: string, fields: Record<string, string | number>) {
+    const record = { fingerprint: fingerprintOf(dog), owner: "before", ...fields };
+    await new Table(store.db, table).put(keys.legacyIdempotency("s", "k"), record, soon());
+  }
+  const live = () => ({ ttl: expiresAtSeconds(Date.now()), lockUntil: Date.now() - 60_000 });
+
+  it("replays its answer and refuses another body, creating nothing", async () => {
+    const { table, categories, creator } = await fixture();
+    await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
+      category: { id: 41, ...dog },
+      replayed: true,
+    });
+    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject({
+      status: 422,
+    });
+    expect(await categories.list(soon())).toEqual([]);
+    // The claim made under the new layout first was given back: nothing is left there.
+    const direct = new Table(store.db, table);
+    expect(await direct.get(keys.idempotency("s", "createCategory", "k"), soon())).toBeUndefined();
+  });
+
+  it("finishes a request of the previous release under the id it reserved, once its lock is out", async () => {
+    const { table, categories, creator } = await fixture();
+    await recordedBefore(table, { ...live(), categoryId: 5 });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
+      category: { id: 5, ...dog },
+      replayed: false,
+    });
+    expect(await categories.list(soon())).toEqual([{ id: 5, ...dog }]);
+    expect(await creator.create("s", "k", dog, "r2", soon())).toMatchObject({ replayed: true });
+  });
+
+  it("tells a repeat to wait while its owner may still be running", async () => {
+    const { table, creator } = await fixture();
+    await recordedBefore(table, { ...live(), lockUntil: Date.now() + 60_000 });
+    await expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject({
+      status: 409,
+    });
+  });
+
+  it("is ignored once expired: the request is new, recorded under its operation", async () => {
+    const { table, creator } = await fixture();
+    const expired = Math.floor(Date.now() / 1000) - 60;
+    await recordedBefore(table, { ttl: expired, lockUntil: 0, response: '{"id":41}' });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
+      category: { id: 1, ...dog },
+      replayed: false,
+    });
+    const stored = await new Table(store.db, table).get(
+      keys.idempotency("s", "createCategory", "k"),
+      soon(),
+    );
+    expect(stored?.response?.S).toBe(JSON.stringify({ id: 1, ...dog }));
+  });
+});
+
 describe("the v2 fingerprint is SHA-256 of the canonical JSON: keys sorted, absent fields left out", () => {
   const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
@@ -311,7 +372,7 @@ describe("a record is live through the second its ttl names, for the claim and t
     const records = new IdempotencyRecordStore(store.db, table);
     const ttl = Math.floor(Date.now() / 1000) + 3600;
     await new Table(store.db, table).put(
-      keys.idempotency("s", "k"),
+      keys.idempotency("s", "createCategory", "k"),
       {
         fingerprint: fingerprintOf(dog),
         owner: "r1",
@@ -321,7 +382,7 @@ describe("a record is live through the second its ttl names, for the claim and t
       },
       soon(),
     );
-    const key = { scope: "s", idempotencyKey: "k" };
+    const key = recordKey;
     const claim = { fingerprint: fingerprintOf(dog), owner: "r2", lockUntil: soon() };
     const lastMoment = ttl * 1000 + 999;
     expect(await records.claim(key, claim, lastMoment, soon())).toMatchObject({
@@ -415,7 +476,8 @@ describe("a request whose record was taken over can change nothing: it hears 409
     const { categories, creator, clock, elsewhere } = await fixture();
     // r1's read of the category under its reserved id is held back while r2 takes the record over.
     const before = held();
-    proxy().inject({ fault: "slow", operation: "GetItem", times: 1, delayMs: 1_000 });
+    const slowRead = { operation: "GetItem", partition: partitions.resource("category") };
+    proxy().inject({ fault: "slow", ...slowRead, times: 1, delayMs: 1_000 });
     const r1 = expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject({
       status: 409,
       code: "idempotency_in_progress",
@@ -470,7 +532,7 @@ describe("a claim refused by a record that is gone or expired when read claims a
   it("a record found past its 24 hours (TTL removes such records late)", async () => {
     await refusedThen(async (f) => {
       await new Table(store.db, f.table).put(
-        keys.idempotency("s", "k"),
+        keys.idempotency("s", "createCategory", "k"),
         { ...claimBy("r1", soon()), ttl: Math.floor(Date.now() / 1000) - 60 },
         soon(),
       );

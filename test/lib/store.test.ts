@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
-import { categorySortKey } from "../../lib/table/schema.ts";
+import { idSortKey } from "../../lib/table/schema.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
 import { soon, useFaultyStore } from "../support/dynamo.ts";
 
@@ -23,9 +23,9 @@ describe("ids come from a counter: 1, 2, 3 … in creation order", () => {
   });
 
   it("zero-pads the sort key so string order is id order for every safe integer", () => {
-    expect(categorySortKey(42)).toBe("0000000000000042");
-    expect(categorySortKey(Number.MAX_SAFE_INTEGER)).toBe("9007199254740991");
-    expect(categorySortKey(9) < categorySortKey(10)).toBe(true);
+    expect(idSortKey(42)).toBe("0000000000000042");
+    expect(idSortKey(Number.MAX_SAFE_INTEGER)).toBe("9007199254740991");
+    expect(idSortKey(9) < idSortKey(10)).toBe(true);
   });
 });
 

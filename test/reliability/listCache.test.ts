@@ -124,8 +124,8 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
     expect(await a.ids()).toEqual([1, 2]);
     // A withdrawal's record and delete, and no counter update: its partition is failing.
     const direct = new Table(store.db, table);
-    await direct.put(keys.withdrawal(Date.now(), id), { id, at: Date.now() }, soon());
-    await direct.delete(keys.category(id), soon());
+    await direct.put(keys.withdrawal("category", Date.now(), id), { id, at: Date.now() }, soon());
+    await direct.delete(keys.resource("category", id), soon());
     expect(await a.ids()).toEqual([1]);
     expect(a.reads).toEqual(["counter"]);
   });
@@ -139,8 +139,8 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
     await landUncommitted(id);
     expect(await a.ids()).toEqual([1, 2]);
     const direct = new Table(store.db, table);
-    await direct.put(keys.withdrawal(Date.now(), id), { id, at: Date.now() }, soon());
-    await direct.delete(keys.category(id), soon());
+    await direct.put(keys.withdrawal("category", Date.now(), id), { id, at: Date.now() }, soon());
+    await direct.delete(keys.resource("category", id), soon());
     await writer.commit(soon());
     clock += 5 * settleMs;
     expect(await a.ids()).toEqual([1]);

@@ -49,7 +49,7 @@ async function takeAnId(): Promise<void> {
     "UpdateItem",
     {
       TableName: localTableName,
-      Key: keyItem(keys.categoryCounter),
+      Key: keyItem(keys.counter("category")),
       UpdateExpression: "ADD #v :one, version :one",
       ExpressionAttributeNames: { "#v": "value" },
       ExpressionAttributeValues: { ":one": { N: "1" } },

@@ -21,6 +21,8 @@ export type Fault =
 export interface FaultRule {
   readonly fault: Fault;
   readonly operation?: string;
+  /** Only requests whose item key's partition starts with this (a GetItem of a category, say). */
+  readonly partition?: string;
   /** How many matching requests to fault; Infinity for all until cleared. */
   readonly times: number;
   /** For "slow": how long to hold the answer. */
@@ -50,10 +52,12 @@ const errorAnswers: Partial<Record<Fault, StoreAnswer>> = {
   service_unavailable: injected(503, "ServiceUnavailable"),
 };
 
-function isLimiterCall(body: string): boolean {
-  const { Key } = JSON.parse(body) as { Key?: { pk?: { S?: unknown } } };
-  const pk = Key?.pk?.S;
-  return typeof pk === "string" && pk.startsWith(partitions.rateLimit(""));
+/** The partition of the item a request names by its Key or Item ("" for a Query or a batch). */
+function partitionOf(body: string): string {
+  type Named = { pk?: { S?: unknown } };
+  const { Key, Item } = JSON.parse(body) as { Key?: Named; Item?: Named };
+  const pk = (Key ?? Item)?.pk?.S;
+  return typeof pk === "string" ? pk : "";
 }
 
 function injected(status: number, type: string): StoreAnswer {
@@ -66,9 +70,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const injected = new Map<Fault, number>();
   const count = <K>(map: Map<K, number>, key: K) => map.set(key, (map.get(key) ?? 0) + 1);
 
-  const take = (operation: string): FaultRule | undefined => {
+  const take = (operation: string, partition: string): FaultRule | undefined => {
     const entry = rules.find(
-      (r) => r.left > 0 && (!r.rule.operation || r.rule.operation === operation),
+      (r) =>
+        r.left > 0 &&
+        (!r.rule.operation || r.rule.operation === operation) &&
+        partition.startsWith(r.rule.partition ?? ""),
     );
     if (!entry) return undefined;
     entry.left -= 1;
@@ -82,12 +89,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let limiterCalls = 0;
   let slowAnswered = 0;
   const store = await startStoreProxy(target, async ({ operation, body }, forward) => {
-    if (isLimiterCall(body)) {
+    const partition = partitionOf(body);
+    if (partition.startsWith(partitions.rateLimit(""))) {
       limiterCalls += 1;
       return forward();
     }
     count(seen, operation);
-    const rule = take(operation);
+    const rule = take(operation, partition);
     const error = rule && errorAnswers[rule.fault];
     if (error) return error;
     if (rule?.fault === "reset") return "cut";

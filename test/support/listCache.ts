@@ -74,7 +74,7 @@ function recordingReads(db: DynamoDb, reads: string[]): DynamoDb {
     if (operation === "Query" && input.ExclusiveStartKey === undefined) {
       const [low, high] = [values[":skLow"]?.S, values[":skHigh"]?.S];
       reads.push(
-        values[":pk"]?.S === keys.categoryCounter.pk
+        values[":pk"]?.S === keys.counter("category").pk
           ? "counter"
           : `range ${Number(low)}-${Number(high)}`,
       );
@@ -98,7 +98,7 @@ export async function listCacheTable(store: TestStore): Promise<ListCacheTable> 
   const create = async (name: string) => (await writer.create({ name }, `r-${name}`, soon())).id;
   const landUncommitted = (id: number) =>
     new Table(store.db, table).put(
-      keys.category(id),
+      keys.resource("category", id),
       {
         id,
         name: `n${id}`,

@@ -48,14 +48,14 @@ async function fixture(): Promise<Fixture> {
 
 /** The counter's list version (lib/categoryList/cache.ts): 0 before anything bumped it. */
 async function listVersion(table: Table): Promise<number> {
-  const counter = await table.get(keys.categoryCounter, soon());
+  const counter = await table.get(keys.counter("category"), soon());
   return (counter && num(counter, "version")) ?? 0;
 }
 
 /** The withdrawal records beside the counter (lib/table/schema.ts). */
 async function withdrawals(table: Table): Promise<Item[]> {
   const items = await table.queryAll({ partition: partitions.counter, consistent: true }, soon());
-  return items.filter((item) => text(item, "sk") !== keys.categoryCounter.sk);
+  return items.filter((item) => text(item, "sk") !== keys.counter("category").sk);
 }
 
 /**
@@ -75,13 +75,13 @@ function loseThePutsOutcome(): number {
 describe("the counter hands out ids within JavaScript's safe-integer range, from 1", () => {
   it("hands out the largest safe integer itself", async () => {
     const { categories, table } = await fixture();
-    await table.put(keys.categoryCounter, { value: Number.MAX_SAFE_INTEGER - 1 }, soon());
+    await table.put(keys.counter("category"), { value: Number.MAX_SAFE_INTEGER - 1 }, soon());
     expect(await categories.nextId(soon())).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it("refuses an id past the safe-integer range, naming it, and stores no category", async () => {
     const { categories, table } = await fixture();
-    await table.put(keys.categoryCounter, { value: Number.MAX_SAFE_INTEGER }, soon());
+    await table.put(keys.counter("category"), { value: Number.MAX_SAFE_INTEGER }, soon());
     await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow(
       String(Number.MAX_SAFE_INTEGER + 1),
     );
@@ -90,7 +90,7 @@ describe("the counter hands out ids within JavaScript's safe-integer range, from
 
   it("never hands out 0 (a counter below zero), and stores no category", async () => {
     const { categories, table } = await fixture();
-    await table.put(keys.categoryCounter, { value: -1 }, soon());
+    await table.put(keys.counter("category"), { value: -1 }, soon());
     await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow("(0)");
     expect(await categories.list(soon())).toEqual([]);
   });
@@ -106,7 +106,7 @@ describe("a put under an id holding another request's category fails and leaves 
       (error: unknown) => error,
     );
     expect(isConditionFailure(failure)).toBe(true);
-    const stored = await table.get(keys.category(first.id), soon());
+    const stored = await table.get(keys.resource("category", first.id), soon());
     expect(stored && text(stored, "requestId")).toBe("r1");
     expect(await categories.get(first.id, soon())).toEqual(first);
     // Its withdrawal is recorded (step 1 comes first), but deletes nothing: no version bump.
@@ -128,7 +128,7 @@ describe("a put under a taken id fails even when the category it met is gone by 
     const between = await startStoreProxy(store.endpoint, async ({ operation }, forward) => {
       if (operation === "GetItem") {
         checkReads++;
-        await table.delete(keys.category(id), soon());
+        await table.delete(keys.resource("category", id), soon());
       }
       return forward();
     });
@@ -186,7 +186,7 @@ describe("a failed create withdraws its own write, which may have landed", () =>
     const after = Date.now();
     proxy().clear();
     // The put landed (the fault proxy forwarded it), and was taken back.
-    expect(await table.get(keys.category(1), soon())).toBeUndefined();
+    expect(await table.get(keys.resource("category", 1), soon())).toBeUndefined();
     expect(await categories.list(soon())).toEqual([]);
     const [record, ...more] = await withdrawals(table);
     expect(more).toEqual([]);

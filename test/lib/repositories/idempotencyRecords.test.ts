@@ -24,7 +24,11 @@ beforeAll(async () => {
 
 const now = Date.parse("2026-11-22T12:00:00.250Z");
 let count = 0;
-const freshKey = (): RecordKey => ({ scope: "scope-a", idempotencyKey: `key-${++count}` });
+const freshKey = (): RecordKey => ({
+  scope: "scope-a",
+  operation: "createThing",
+  idempotencyKey: `key-${++count}`,
+});
 const claimBy = (owner: string) => ({ fingerprint: "fp-1", owner, lockUntil: now + 5_000 });
 const category = { id: 7, name: "dogs" };
 
@@ -32,7 +36,10 @@ describe("a claim creates an in-progress record unless a live one exists, then a
   it("claims a new key, storing its ttl 24 h on in epoch seconds", async () => {
     const key = freshKey();
     expect(await records.claim(key, claimBy("a"), now, soon())).toEqual({ claimed: true });
-    const item = await table.get(keys.idempotency(key.scope, key.idempotencyKey), soon());
+    const item = await table.get(
+      keys.idempotency(key.scope, "createThing", key.idempotencyKey),
+      soon(),
+    );
     expect(num(item ?? {}, "ttl")).toBe(Math.floor((now + idempotencyWindowMs) / 1000));
   });
 
@@ -90,7 +97,7 @@ describe("a claim passes on a fault other than a failed condition", () => {
     expect(error).toBeInstanceOf(DynamoDbError);
     expect(isConditionFailure(error)).toBe(false);
     expect(
-      await table.get(keys.idempotency(key.scope, key.idempotencyKey), soon()),
+      await table.get(keys.idempotency(key.scope, "createThing", key.idempotencyKey), soon()),
     ).toBeUndefined();
   });
 });

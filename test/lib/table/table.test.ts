@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { conditionHeld, DynamoDbError, isConditionFailure } from "../../../lib/table/errors.ts";
 import { num, text, toItem } from "../../../lib/table/item.ts";
-import { categorySortKey, keys, partitions } from "../../../lib/table/schema.ts";
+import { idSortKey, keys, partitions } from "../../../lib/table/schema.ts";
 import { Table } from "../../../lib/table/table.ts";
 import { soon, storeEngine, useEmbeddedDynamo } from "../../support/dynamo.ts";
 
@@ -20,11 +20,14 @@ const freshPartition = (): string => `TEST#${++partitionCount}`;
 
 describe("the key schema says in one place what pk and sk hold for each item type", () => {
   it("keys categories by zero-padded id, the counter, API keys by hash, idempotency by scope", () => {
-    expect(keys.category(7)).toEqual({ pk: "CATEGORY", sk: "0000000000000007" });
-    expect(keys.categoryCounter).toEqual({ pk: "COUNTER", sk: "category" });
+    expect(keys.resource("category", 7)).toEqual({ pk: "CATEGORY", sk: "0000000000000007" });
+    expect(keys.counter("category")).toEqual({ pk: "COUNTER", sk: "category" });
     expect(keys.apiKey("ab12")).toEqual({ pk: "APIKEY", sk: "ab12" });
-    expect(keys.idempotency("ab12", "retry-1")).toEqual({ pk: "IDEMPOTENCY#ab12", sk: "retry-1" });
-    expect(partitions.idempotency("ab12")).toBe(keys.idempotency("ab12", "x").pk);
+    expect(keys.idempotency("ab12", "createCategory", "retry-1")).toEqual({
+      pk: "IDEMPOTENCY#ab12",
+      sk: "createCategory#retry-1",
+    });
+    expect(partitions.idempotency("ab12")).toBe(keys.idempotency("ab12", "op", "x").pk);
   });
 });
 
@@ -44,7 +47,7 @@ describe("queryAll reads every page of a partition, in sort-key order", () => {
     const partition = freshPartition();
     const filler = "x".repeat(350_000); // four items of ~350 KB: more than one 1 MB page
     for (let i = 1; i <= 4; i++) {
-      await table.put({ pk: partition, sk: categorySortKey(i) }, { i, filler }, soon());
+      await table.put({ pk: partition, sk: idSortKey(i) }, { i, filler }, soon());
     }
     const pages: number[] = [];
     for await (const page of table.queryPages({ partition }, soon())) pages.push(page.length);
@@ -60,7 +63,7 @@ describe("queries take sort-key ranges, filters and projections", () => {
     const partition = freshPartition();
     for (let i = 1; i <= 6; i++) {
       await table.put(
-        { pk: partition, sk: categorySortKey(i) },
+        { pk: partition, sk: idSortKey(i) },
         { id: i, name: `n${i}`, kind: i % 2 ? "odd" : "even" },
         soon(),
       );
@@ -72,7 +75,7 @@ describe("queries take sort-key ranges, filters and projections", () => {
 
   it("reads a closed range (BETWEEN), or the whole partition", async () => {
     const partition = await seeded();
-    const between = { between: [categorySortKey(2), categorySortKey(4)] } as const;
+    const between = { between: [idSortKey(2), idSortKey(4)] } as const;
     expect(ids(await table.queryAll({ partition, range: between }, soon()))).toEqual([2, 3, 4]);
     expect(ids(await table.queryAll({ partition }, soon()))).toEqual([1, 2, 3, 4, 5, 6]);
   });
@@ -82,7 +85,7 @@ describe("queries take sort-key ranges, filters and projections", () => {
     const items = await table.queryAll(
       {
         partition,
-        range: { between: [categorySortKey(2), categorySortKey(6)] },
+        range: { between: [idSortKey(2), idSortKey(6)] },
         filter: { text: "#k = :kind", names: { "#k": "kind" }, values: { ":kind": "odd" } },
         projection: ["id", "name"],
         consistent: true,
@@ -243,11 +246,11 @@ describe("batchGet reads any number of keys, 100 a request, and leaves missing o
     const partition = freshPartition();
     const stored = [1, 2, 99, 100, 101, 150];
     for (const i of stored) {
-      await table.put({ pk: partition, sk: categorySortKey(i) }, { i, other: "x" }, soon());
+      await table.put({ pk: partition, sk: idSortKey(i) }, { i, other: "x" }, soon());
     }
     const keyList = Array.from({ length: 150 }, (_, i) => ({
       pk: partition,
-      sk: categorySortKey(i + 1),
+      sk: idSortKey(i + 1),
     }));
     const items = await recorded.batchGet(keyList, soon(), ["i"]);
     expect(items.map((item) => num(item, "i")).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(stored);
@@ -262,7 +265,7 @@ describe("batchGet reads any number of keys, 100 a request, and leaves missing o
   it("asks again for the keys DynamoDB left unprocessed (throttling) until none are left", async () => {
     const partition = freshPartition();
     for (const i of [1, 2, 3]) {
-      await table.put({ pk: partition, sk: categorySortKey(i) }, { i }, soon());
+      await table.put({ pk: partition, sk: idSortKey(i) }, { i }, soon());
     }
     // As DynamoDB may: each request processes only its first key and leaves the rest.
     const { table: recorded, sent } = recording((operation, input, forward) => {
@@ -276,7 +279,7 @@ describe("batchGet reads any number of keys, 100 a request, and leaves missing o
         ...(rest.length > 0 && { UnprocessedKeys: { [tableName]: { Keys: rest } } }),
       }));
     });
-    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: categorySortKey(i) }));
+    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: idSortKey(i) }));
     const items = await recorded.batchGet(keyList, soon());
     expect(items.map((item) => num(item, "i"))).toEqual([1, 2, 3]);
     expect(sent).toHaveLength(3);
@@ -287,7 +290,7 @@ describe("unprocessed keys are asked again with exponential backoff (DynamoDB's 
   it("sends the first request at once, then waits at least 50 ms, then 100 ms, before each retry", async () => {
     const partition = freshPartition();
     for (const i of [1, 2, 3]) {
-      await table.put({ pk: partition, sk: categorySortKey(i) }, { i }, soon());
+      await table.put({ pk: partition, sk: idSortKey(i) }, { i }, soon());
     }
     const sentAt: number[] = [];
     const { table: recorded, sent } = recording((operation, input, forward) => {
@@ -302,7 +305,7 @@ describe("unprocessed keys are asked again with exponential backoff (DynamoDB's 
         }),
       );
     });
-    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: categorySortKey(i) }));
+    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: idSortKey(i) }));
     const reading = recorded.batchGet(keyList, soon());
     expect(sent).toHaveLength(1);
     expect(await reading).toHaveLength(3);
