@@ -85,9 +85,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const storeEnv = localFunctionEnv(dynamo.endpoint, localTableName);
     // The template's values first, then this shell's environment, then the overrides given on
     // the command line, then the store's settings.
+    // The template's AllowLegacyCredentials default ("false") is a deployed stage's: locally the
+    // stage's own default applies (lib/config.ts: the local stage takes keys of any form, as the
+    // sample events and PETSTORE_API_KEY use), unless the shell or an override sets it.
     const envOf = (logicalId: string): Record<string, string> => {
       const declared = templateFunctionEnv(logicalId, options.parameterOverrides);
-      return { ...declared.defaults, ...options.env, ...declared.overridden, ...storeEnv };
+      const defaults = { ...declared.defaults };
+      delete defaults.ALLOW_LEGACY_KEYS;
+      return { ...defaults, ...options.env, ...declared.overridden, ...storeEnv };
     };
     const text = options.logFormat === "text";
     const output = text ? quietFunctionOutput(processOutput) : processOutput;

@@ -99,7 +99,12 @@ export interface components {
             id: number;
             /**
              * @description The category name: trimmed, 1 to 100 characters (Unicode code points), no control
-             *     characters. Need not be unique.
+             *     characters, no bidirectional override or isolate characters (U+202A–U+202E,
+             *     U+2066–U+2069), no noncharacters (U+FDD0–U+FDEF, every U+xxFFFE and U+xxFFFF), no tag
+             *     characters (U+E0000–U+E007F) outside an emoji flag, and at least one character that
+             *     is neither white space nor default-ignorable (Unicode's
+             *     Default_Ignorable_Code_Point, as UTS #39 and RFC 8264 use it). Emoji, combining marks
+             *     and every script are accepted. Need not be unique.
              */
             name: string;
             /**
@@ -113,7 +118,9 @@ export interface components {
         NewCategory: {
             /**
              * @description Leading and trailing white space is trimmed; after trimming, 1 to 100 characters
-             *     (Unicode code points) and no control characters (U+0000–U+001F, U+007F–U+009F).
+             *     (Unicode code points), no control characters (U+0000–U+001F, U+007F–U+009F), and
+             *     none of what would make a label deceive (see `Category.name`): bidirectional override
+             *     or isolate characters, noncharacters, stray tag characters, or only invisible ones.
              */
             name: string;
             /**
