@@ -157,8 +157,15 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     const flooder = await keys.issue("abuse-flooder", soon(), { rateLimit: flooderLimit });
     const steady = await keys.issue("abuse-steady", soon(), { rateLimit: steadyLimit });
     for (let i = 0; i < serverCount; i++) {
-      // Each server's own printed key is unused here; the two keys above carry their limits.
-      servers.push(await spawnLocalServer({ env: { DYNAMODB_ENDPOINT: meter.endpoint } }));
+      // Each server's own printed key is unused here; the two keys above carry their limits. One
+      // container per function and server, queued: the run's containers are the servers it
+      // names (the bounds and the write units per admitted request are set for that many; a
+      // limiter per container leases its own tokens, so more containers write more).
+      servers.push(
+        await spawnLocalServer({
+          env: { DYNAMODB_ENDPOINT: meter.endpoint, LOCAL_CONCURRENCY: "1" },
+        }),
+      );
     }
     const agents = servers.map((server) => agentFor(server.baseUrl, options.connections + 4));
     let turn = 0;
