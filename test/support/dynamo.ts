@@ -42,7 +42,13 @@ export interface TestStore {
   newTable(): Promise<string>;
 }
 
-export function useEmbeddedDynamo(): TestStore {
+/**
+ * The run's store, or `engine` for a suite that needs that one whatever the run's (transactions
+ * exist on DynamoDB Local alone): it starts its own unless it is the run's shared one. A suite on
+ * DynamoDB Local skips where Java is absent (skipWithout(javaMissing)); nothing is started then.
+ */
+export function useEmbeddedDynamo(options: { readonly engine?: StoreEngine } = {}): TestStore {
+  const engine = options.engine ?? storeEngine;
   let dynamo: EmbeddedDynamo | undefined;
   let db: DynamoDb | undefined;
   const store = {
@@ -61,11 +67,12 @@ export function useEmbeddedDynamo(): TestStore {
     },
   };
   beforeAll(async () => {
-    const shared = inject("sharedStoreEndpoint");
+    if (engine === "dynamodb-local" && javaMissing) return;
+    const shared = engine === storeEngine ? inject("sharedStoreEndpoint") : undefined;
     // The run's shared store is the run's to close (globalSetup), not this file's.
     dynamo = shared
       ? { endpoint: shared, close: () => Promise.resolve() }
-      : await startEmbeddedDynamo();
+      : await startEmbeddedDynamo({ engine });
     db = localClient(dynamo.endpoint);
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { conditionHeld, DynamoDbError, isConditionFailure } from "../../../lib/table/errors.ts";
 import { num, text, toItem } from "../../../lib/table/item.ts";
 import { idSortKey, keys, partitions } from "../../../lib/table/schema.ts";
@@ -189,6 +189,23 @@ function recording(
   return { table: new Table(proxy, tableName), sent };
 }
 
+/** As DynamoDB may answer under throttling: each BatchGetItem processes only its first key. */
+function firstKeyOnly(
+  operation: string,
+  input: Record<string, unknown>,
+  forward: (input: object) => Promise<unknown>,
+): Promise<unknown> | undefined {
+  if (operation !== "BatchGetItem") return undefined;
+  const request = (input.RequestItems as Record<string, { Keys: object[] }>)[tableName];
+  const [first, ...rest] = request?.Keys ?? [];
+  return forward({ RequestItems: { [tableName]: { ...request, Keys: [first] } } }).then(
+    (output) => ({
+      ...(output as object),
+      ...(rest.length > 0 && { UnprocessedKeys: { [tableName]: { Keys: rest } } }),
+    }),
+  );
+}
+
 describe("every read of an item is strongly consistent (a list must see every create answered 201)", () => {
   it("asks GetItem and BatchGetItem for ConsistentRead, and a Query only when the spec says so", async () => {
     const { table: recorded, sent } = recording();
@@ -262,23 +279,31 @@ describe("batchGet reads any number of keys, 100 a request, and leaves missing o
     expect(sizes.sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([50, 100]);
   });
 
+  it("asks 100 keys in one request and 101 in two (100 and 1)", async () => {
+    const partition = freshPartition();
+    await table.put({ pk: partition, sk: idSortKey(101) }, { i: 101 }, soon());
+    const keyList = Array.from({ length: 101 }, (_, i) => ({
+      pk: partition,
+      sk: idSortKey(i + 1),
+    }));
+    for (const count of [100, 101]) {
+      const { table: recorded, sent } = recording();
+      const items = await recorded.batchGet(keyList.slice(0, count), soon());
+      expect(items.map((item) => num(item, "i"))).toEqual(count === 101 ? [101] : []);
+      const sizes = sent.map(({ input }) => {
+        const requestItems = input.RequestItems as Record<string, { Keys: unknown[] }>;
+        return requestItems[tableName]?.Keys.length;
+      });
+      expect(sizes.sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(count === 101 ? [1, 100] : [100]);
+    }
+  });
+
   it("asks again for the keys DynamoDB left unprocessed (throttling) until none are left", async () => {
     const partition = freshPartition();
     for (const i of [1, 2, 3]) {
       await table.put({ pk: partition, sk: idSortKey(i) }, { i }, soon());
     }
-    // As DynamoDB may: each request processes only its first key and leaves the rest.
-    const { table: recorded, sent } = recording((operation, input, forward) => {
-      if (operation !== "BatchGetItem") return undefined;
-      const request = (input.RequestItems as Record<string, { Keys: object[] }>)[tableName];
-      const [first, ...rest] = request?.Keys ?? [];
-      return forward({
-        RequestItems: { [tableName]: { ...request, Keys: [first] } },
-      }).then((output) => ({
-        ...(output as object),
-        ...(rest.length > 0 && { UnprocessedKeys: { [tableName]: { Keys: rest } } }),
-      }));
-    });
+    const { table: recorded, sent } = recording(firstKeyOnly);
     const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: idSortKey(i) }));
     const items = await recorded.batchGet(keyList, soon());
     expect(items.map((item) => num(item, "i"))).toEqual([1, 2, 3]);
@@ -287,144 +312,59 @@ describe("batchGet reads any number of keys, 100 a request, and leaves missing o
 });
 
 describe("unprocessed keys are asked again with exponential backoff (DynamoDB's advice for batch retries)", () => {
-  it("sends the first request at once, then waits at least 50 ms, then 100 ms, before each retry", async () => {
+  it("sends the first request at once, then waits 50 ms, doubling before each retry up to 800 ms", async () => {
     const partition = freshPartition();
-    for (const i of [1, 2, 3]) {
+    const stored = [1, 2, 3, 4, 5, 6, 7];
+    for (const i of stored) {
       await table.put({ pk: partition, sk: idSortKey(i) }, { i }, soon());
     }
-    const sentAt: number[] = [];
+    // The wait the table asks before a retry is the last timer set before the retry is sent (the
+    // client sets its own request timer only after that).
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    const waits: unknown[] = [];
+    let requests = 0;
     const { table: recorded, sent } = recording((operation, input, forward) => {
-      if (operation !== "BatchGetItem") return undefined;
-      sentAt.push(performance.now());
-      const request = (input.RequestItems as Record<string, { Keys: object[] }>)[tableName];
-      const [first, ...rest] = request?.Keys ?? [];
-      return forward({ RequestItems: { [tableName]: { ...request, Keys: [first] } } }).then(
-        (output) => ({
-          ...(output as object),
-          ...(rest.length > 0 && { UnprocessedKeys: { [tableName]: { Keys: rest } } }),
-        }),
-      );
+      if (operation === "BatchGetItem" && ++requests > 1) {
+        waits.push(timers.mock.calls.at(-1)?.[1]);
+      }
+      return firstKeyOnly(operation, input, forward);
     });
-    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: idSortKey(i) }));
-    const reading = recorded.batchGet(keyList, soon());
-    expect(sent).toHaveLength(1);
-    expect(await reading).toHaveLength(3);
-    const [a = 0, b = 0, c = 0] = sentAt;
-    // Timers never fire early by more than their 1 ms rounding.
-    expect(b - a).toBeGreaterThanOrEqual(49);
-    expect(c - b).toBeGreaterThanOrEqual(99);
+    try {
+      const keyList = stored.map((i) => ({ pk: partition, sk: idSortKey(i) }));
+      const reading = recorded.batchGet(keyList, soon());
+      expect(sent).toHaveLength(1);
+      expect(await reading).toHaveLength(7);
+    } finally {
+      timers.mockRestore();
+    }
+    expect(waits).toEqual([50, 100, 200, 400, 800, 800]);
   });
 });
 
-describe("transactWrite makes every write or none, where the store has transactions", () => {
-  const item = (partition: string, sk: string) => ({ pk: partition, sk });
-  /** The table over a client that counts its TransactWriteItems calls. */
-  const counting = () => {
-    let calls = 0;
-    const db = new Proxy(store.db, {
-      get(target, name, receiver): unknown {
-        if (name !== "call") return Reflect.get(target, name, receiver) as unknown;
-        return (operation: string, input: object, deadline: number): Promise<unknown> => {
-          if (operation === "TransactWriteItems") calls++;
-          return target.call(operation, input, deadline);
-        };
-      },
+describe("answers without the output members the API marks optional read as empty", () => {
+  it("takes a BatchGetItem answer without Responses or UnprocessedKeys, and a Query page without Items", async () => {
+    const partition = freshPartition();
+    await table.put({ pk: partition, sk: "one" }, { i: 1 }, soon());
+    let batches = 0;
+    const { table: recorded } = recording((operation, input, forward) => {
+      if (operation === "Query") {
+        return forward(input).then((output) => ({ ...(output as object), Items: undefined }));
+      }
+      if (operation !== "BatchGetItem") return undefined;
+      // First: nothing read, every key left for later; then: the read, no UnprocessedKeys.
+      if (++batches === 1) {
+        const request = (input.RequestItems as Record<string, object>)[tableName];
+        return Promise.resolve({ UnprocessedKeys: { [tableName]: request } });
+      }
+      return forward(input).then((output) => ({
+        ...(output as object),
+        UnprocessedKeys: undefined,
+      }));
     });
-    return { table: new Table(db, tableName), calls: () => calls };
-  };
-
-  it("a put, an update and a delete land together (dynalite: false, nothing written)", async () => {
-    const partition = freshPartition();
-    await table.put(item(partition, "b"), { n: 1 }, soon());
-    await table.put(item(partition, "c"), { n: 1 }, soon());
-    const made = await table.transactWrite(
-      [
-        { kind: "put", key: item(partition, "a"), fields: { n: 7 } },
-        {
-          kind: "update",
-          key: item(partition, "b"),
-          update: { text: "SET n = n + :one", values: { ":one": 1 } },
-        },
-        {
-          kind: "delete",
-          key: item(partition, "c"),
-          condition: { text: "n = :one", values: { ":one": 1 } },
-        },
-      ],
-      soon(),
-    );
-    const after = (await table.queryAll({ partition }, soon())).map((i) => [
-      text(i, "sk"),
-      num(i, "n"),
-    ]);
-    if (storeEngine === "dynalite") {
-      expect(made).toBe(false);
-      expect(after).toEqual([
-        ["b", 1],
-        ["c", 1],
-      ]);
-    } else {
-      expect(made).toBe(true);
-      expect(after).toEqual([
-        ["a", 7],
-        ["b", 2],
-      ]);
-    }
-  });
-
-  it("a condition that does not hold cancels all, thrown as a ConditionalCheckFailedException naming the write", async () => {
-    const partition = freshPartition();
-    await table.put(item(partition, "b"), { n: 1 }, soon());
-    const attempt = table.transactWrite(
-      [
-        { kind: "put", key: item(partition, "a"), fields: { n: 7 } },
-        {
-          kind: "update",
-          key: item(partition, "b"),
-          update: { text: "SET n = :two", values: { ":two": 2 } },
-          condition: { text: "n = :zero", values: { ":zero": 0 } },
-        },
-      ],
-      soon(),
-    );
-    if (storeEngine === "dynalite") {
-      expect(await attempt).toBe(false);
-    } else {
-      const error = await attempt.then(
-        () => undefined,
-        (failure: unknown) => failure,
-      );
-      expect(isConditionFailure(error)).toBe(true);
-      expect(String(error)).toMatch(/the condition of write 2 of 2 did not hold/);
-    }
-    expect((await table.queryAll({ partition }, soon())).map((i) => num(i, "n"))).toEqual([1]);
-  });
-
-  it("another refusal passes on as it is (two writes on one item)", async () => {
-    const partition = freshPartition();
-    const attempt = table.transactWrite(
-      [
-        { kind: "put", key: item(partition, "a"), fields: { n: 1 } },
-        { kind: "delete", key: item(partition, "a") },
-      ],
-      soon(),
-    );
-    if (storeEngine === "dynalite") expect(await attempt).toBe(false);
-    else await expect(attempt).rejects.toMatchObject({ type: "ValidationException" });
-    expect(await table.queryAll({ partition }, soon())).toEqual([]);
-  });
-
-  it("asks the store once: a store without transactions is not asked again", async () => {
-    const { table: countingTable, calls } = counting();
-    const partition = freshPartition();
-    const writes = [{ kind: "put" as const, key: item(partition, "a"), fields: { n: 1 } }];
-    const first = await countingTable.transactWrite(writes, soon());
-    const second = await countingTable.transactWrite(
-      [{ kind: "put", key: item(partition, "b"), fields: { n: 1 } }],
-      soon(),
-    );
-    expect([first, second]).toEqual(storeEngine === "dynalite" ? [false, false] : [true, true]);
-    expect(calls()).toBe(storeEngine === "dynalite" ? 1 : 2);
+    const items = await recorded.batchGet([{ pk: partition, sk: "one" }], soon());
+    expect(items.map((item) => num(item, "i"))).toEqual([1]);
+    expect(batches).toBe(2);
+    expect(await recorded.queryAll({ partition }, soon())).toEqual([]);
   });
 });
 
