@@ -66,7 +66,6 @@ export interface Template {
     string,
     { Type: string; Default?: unknown; AllowedValues?: unknown[] }
   >;
-  readonly Mappings?: Record<string, Record<string, Record<string, unknown>>>;
   readonly Globals?: { Function?: Record<string, unknown> };
   readonly Resources: Record<
     string,
@@ -79,10 +78,9 @@ export function loadTemplate(path = templatePath): Template {
   const template = parse(readFileSync(path, "utf8"), {
     customTags: cloudFormationTags,
   }) as Template;
-  return { ...template, Resources: expandLoops(template.Resources, template.Mappings ?? {}) };
+  return { ...template, Resources: expandLoops(template.Resources) };
 }
 
-type Mappings = NonNullable<Template["Mappings"]>;
 const loopKey = "Fn::ForEach::";
 
 /**
@@ -90,14 +88,11 @@ const loopKey = "Fn::ForEach::";
  * CloudFormation expands it, for the readers of the template that are not CloudFormation: the
  * build, the local server and the tests. Written here because no JavaScript library expands it
  * (cfn-lint and the SAM CLI do, in Python). It knows what infra/template.yaml uses: a literal
- * collection, `${Id}` in keys and strings, `Ref` of the identifier, then Fn::FindInMap of literal
- * keys, Fn::Sub of literal variables, and a Sub with nothing left to substitute or only
- * `${Resource}` read back as the string or the `Ref` CloudFormation makes of them. Anything else in a loop is an error that names the loop.
+ * collection, `${Id}` in keys and strings, `Ref` of the identifier, and a Sub left with only
+ * `${Resource}` or `${Resource.Attribute}` read back as the `Ref` or `Fn::GetAtt` CloudFormation
+ * makes of it. Anything else in a loop is an error that names the loop.
  */
-export function expandLoops(
-  resources: Template["Resources"],
-  mappings: Mappings,
-): Template["Resources"] {
+export function expandLoops(resources: Template["Resources"]): Template["Resources"] {
   const expanded: Record<string, Template["Resources"][string]> = {};
   for (const [key, value] of Object.entries(resources)) {
     if (!key.startsWith(loopKey)) {
@@ -120,7 +115,6 @@ export function expandLoops(
           resource,
           id,
           item,
-          mappings,
         ) as Template["Resources"][string];
       }
     }
@@ -128,46 +122,28 @@ export function expandLoops(
   return expanded;
 }
 
-function substitute(node: unknown, id: string, value: string, mappings: Mappings): unknown {
+function substitute(node: unknown, id: string, value: string): unknown {
   if (typeof node === "string") return node.replaceAll(`\${${id}}`, value);
-  if (Array.isArray(node)) return node.map((item) => substitute(item, id, value, mappings));
+  if (Array.isArray(node)) return node.map((item) => substitute(item, id, value));
   if (!node || typeof node !== "object") return node;
   const entries: [string, unknown][] = Object.entries(node);
   const [only] = entries.length === 1 ? entries : [];
   if (only?.[0] === "Ref" && only[1] === id) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, child] of entries) {
-    copy[key.replaceAll(`\${${id}}`, value)] = substitute(child, id, value, mappings);
+    copy[key.replaceAll(`\${${id}}`, value)] = substitute(child, id, value);
   }
-  return resolveLiteral(copy, mappings);
+  return resolveLiteral(copy);
 }
 
-function resolveLiteral(node: Record<string, unknown>, mappings: Mappings): unknown {
-  const find = node["Fn::FindInMap"];
-  if (Array.isArray(find) && find.every((part): part is string => typeof part === "string")) {
-    const [map = "", top = "", second = ""] = find;
-    const found = mappings[map]?.[top]?.[second];
-    if (found === undefined) throw new Error(`infra/template.yaml: no Mappings.${find.join(".")}`);
-    return found;
-  }
+function resolveLiteral(node: Record<string, unknown>): unknown {
   const sub = node["Fn::Sub"];
-  if (Array.isArray(sub)) {
-    const [text, variables] = sub as [string, Record<string, unknown>];
-    if (Object.values(variables).every((v) => typeof v === "string")) {
-      return resolveLiteral(
-        {
-          "Fn::Sub": text.replaceAll(/\$\{([^}]+)\}/g, (whole, name: string) =>
-            typeof variables[name] === "string" ? variables[name] : whole,
-          ),
-        },
-        mappings,
-      );
-    }
-  }
   if (typeof sub !== "string") return node;
   if (!sub.includes("${")) return sub;
-  const reference = /^\$\{([A-Za-z0-9]+)\}$/.exec(sub);
-  return reference ? { Ref: reference[1] } : node;
+  const reference = /^\$\{([A-Za-z0-9]+)(?:\.([A-Za-z0-9]+))?\}$/.exec(sub);
+  if (!reference) return node;
+  const [, resource = "", attribute] = reference;
+  return attribute === undefined ? { Ref: resource } : { "Fn::GetAtt": [resource, attribute] };
 }
 
 export interface FunctionSpec {

@@ -74,6 +74,10 @@ export function iamStatements(template: RawTemplate): IamStatement[] {
     if (resource.Type === "AWS::IAM::Policy" || resource.Type === "AWS::IAM::ManagedPolicy") {
       collect(id, `${id}.PolicyDocument`, props.PolicyDocument);
     }
+    // An inline policy of its own: its statements are the role's, as if written in it.
+    if (resource.Type === "AWS::IAM::RolePolicy") {
+      collect(refOf(props.RoleName) ?? id, `${id}.PolicyDocument`, props.PolicyDocument);
+    }
     if (resource.Type === "AWS::Serverless::Function") {
       asArray(props.Policies).forEach((policy, index) => {
         collect(id, `${id}.Policies[${index}]`, policy);
