@@ -87,19 +87,27 @@ const loopKey = "Fn::ForEach::";
  * The Resources with each `Fn::ForEach` loop (AWS::LanguageExtensions) expanded as
  * CloudFormation expands it, for the readers of the template that are not CloudFormation: the
  * build, the local server and the tests. Written here because no JavaScript library expands it
- * (cfn-lint and the SAM CLI do, in Python). It knows what infra/template.yaml uses: a literal
- * collection, `${Id}` in keys and strings, `Ref` of the identifier, and a Sub left with only
- * `${Resource}` or `${Resource.Attribute}` read back as the `Ref` or `Fn::GetAtt` CloudFormation
- * makes of it. Anything else in a loop is an error that names the loop.
+ * (cfn-lint and the SAM CLI do, in Python). It knows what infra/template.yaml uses: loops among
+ * the resources and inside their properties, each over a literal collection, with `${Id}` in
+ * keys and strings, `Ref` of the identifier, and a Sub left with only `${Resource}` read back
+ * as the `Ref` CloudFormation makes of it (`${Resource.Attribute}` stays a Sub: the SAM
+ * transform resolves `${Function.Version}` there, and in no GetAtt). Anything else in a loop is
+ * an error that names the loop.
  */
 export function expandLoops(resources: Template["Resources"]): Template["Resources"] {
-  const expanded: Record<string, Template["Resources"][string]> = {};
-  for (const [key, value] of Object.entries(resources)) {
+  return expand(resources) as Template["Resources"];
+}
+
+function expand(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(expand);
+  if (!node || typeof node !== "object") return node;
+  const expanded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
     if (!key.startsWith(loopKey)) {
-      expanded[key] = value;
+      expanded[key] = expand(value);
       continue;
     }
-    const [id, collection, fragment] = value as unknown as [unknown, unknown, unknown];
+    const [id, collection, fragment] = value as [unknown, unknown, unknown];
     if (
       typeof id !== "string" ||
       !Array.isArray(collection) ||
@@ -107,15 +115,11 @@ export function expandLoops(resources: Template["Resources"]): Template["Resourc
       !fragment ||
       typeof fragment !== "object"
     ) {
-      throw new Error(`infra/template.yaml: ${key} must be [identifier, [names], {resources}]`);
+      throw new Error(`infra/template.yaml: ${key} must be [identifier, [names], {fragment}]`);
     }
     for (const item of collection) {
-      for (const [name, resource] of Object.entries(fragment)) {
-        expanded[name.replaceAll(`\${${id}}`, item)] = substitute(
-          resource,
-          id,
-          item,
-        ) as Template["Resources"][string];
+      for (const [name, part] of Object.entries(fragment)) {
+        expanded[name.replaceAll(`\${${id}}`, item)] = expand(substitute(part, id, item));
       }
     }
   }
@@ -140,10 +144,8 @@ function resolveLiteral(node: Record<string, unknown>): unknown {
   const sub = node["Fn::Sub"];
   if (typeof sub !== "string") return node;
   if (!sub.includes("${")) return sub;
-  const reference = /^\$\{([A-Za-z0-9]+)(?:\.([A-Za-z0-9]+))?\}$/.exec(sub);
-  if (!reference) return node;
-  const [, resource = "", attribute] = reference;
-  return attribute === undefined ? { Ref: resource } : { "Fn::GetAtt": [resource, attribute] };
+  const reference = /^\$\{([A-Za-z0-9]+)\}$/.exec(sub);
+  return reference ? { Ref: reference[1] } : node;
 }
 
 export interface FunctionSpec {

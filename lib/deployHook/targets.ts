@@ -20,7 +20,11 @@ export function routeKeyOf(routes: RouteFunctions, method: string, path: string)
   return "$default";
 }
 
-/** The variable holding a function's new version ARN: listCategories → LIST_CATEGORIES_VERSION. */
+/**
+ * The variable holding a function's new version ARN: listCategories → ListCategoriesVersion, the
+ * key infra/template.yaml's loop makes from the function's stem (its logical id without
+ * "Function"), which is its name with the first letter raised.
+ */
 export function versionVariable(functionName: string): string {
-  return `${functionName.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}_VERSION`;
+  return `${functionName.charAt(0).toUpperCase()}${functionName.slice(1)}Version`;
 }

@@ -14,20 +14,28 @@ import {
   iamStatements,
   isObject,
   raw,
-  text,
+  refOf,
 } from "../support/cloudFormation.ts";
 import { skipWithout } from "../support/missingTool.ts";
 import { transformTemplate } from "../support/samTransform.ts";
+import { nameText, ofType } from "../support/templateResources.ts";
 
 const template = raw(loadTemplate());
 const apiFunctions = functionsOf().filter((spec) => spec.routeKeys.length > 0);
 const hook = functionsOf().find((spec) => spec.name === "preTrafficHook");
 const globals = template.Globals.Function;
 const preference = isObject(globals.DeploymentPreference) ? globals.DeploymentPreference : {};
-const alarmNames = Object.values(template.Resources)
-  .filter((resource) => resource.Type === "AWS::CloudWatch::Alarm")
-  .map((alarm) => text(alarm.Properties?.AlarmName ?? null));
-const rollbackAlarms = asArray(preference.Alarms).map((alarm) => text(alarm));
+const alarmNames = ofType("AWS::CloudWatch::Alarm").map(([, alarm]) =>
+  nameText(alarm.Properties?.AlarmName),
+);
+/** The alarms every deployment watches (Globals), then each function's own (SAM appends them). */
+const stackAlarms = asArray(preference.Alarms);
+const ownAlarms = (logicalId: string): Json[] => {
+  const own = template.Resources[logicalId]?.Properties?.DeploymentPreference;
+  return asArray(isObject(own) ? own.Alarms : []);
+};
+const rollbackAlarms = (logicalId: string): string[] =>
+  [...stackAlarms, ...ownAlarms(logicalId)].map(nameText);
 
 const run = transformTemplate(stages.map((stage) => stageConfig(stage).parameters));
 
@@ -76,8 +84,8 @@ describe("versions and aliases", () => {
         expect(getAttArnOf(group.ServiceRoleArn)).toBe("CodeDeployRole");
         const configured = asArray(
           isObject(group.AlarmConfiguration) ? group.AlarmConfiguration.Alarms : [],
-        ).map((alarm) => text(isObject(alarm) ? alarm.Name : null));
-        expect(configured).toEqual(rollbackAlarms);
+        ).map((alarm) => (isObject(alarm) ? alarm.Name : null));
+        expect(configured).toEqual([...stackAlarms, ...ownAlarms(id)]);
         const alias = resources[`${id}Aliaslive`];
         const update = isObject(alias?.UpdatePolicy)
           ? alias.UpdatePolicy.CodeDeployLambdaAliasUpdate
@@ -93,6 +101,25 @@ describe("versions and aliases", () => {
       expect(resources.PreTrafficHookFunctionDeploymentGroup).toBeUndefined();
     });
 
+    // The hook's ReportToCodeDeploy grant covers every group of this application: its groups
+    // must be exactly the shifted functions'.
+    it("the stack's one CodeDeploy application holds exactly the shifted functions' groups", () => {
+      const groups = Object.entries(resources).filter(
+        ([, resource]) => resource.Type === "AWS::CodeDeploy::DeploymentGroup",
+      );
+      expect(groups.map(([id]) => id).sort()).toEqual(
+        apiFunctions.map((spec) => `${spec.logicalId}DeploymentGroup`).sort(),
+      );
+      for (const [, group] of groups) {
+        expect(group.Properties?.ApplicationName).toEqual({
+          Ref: "ServerlessDeploymentApplication",
+        });
+      }
+      expect(
+        Object.values(resources).filter((r) => r.Type === "AWS::CodeDeploy::Application"),
+      ).toHaveLength(1);
+    });
+
     it("keeps the account rule", () => {
       expect(run.transformed?.[stages.indexOf(stage)]?.Rules).toBeDefined();
     });
@@ -100,71 +127,104 @@ describe("versions and aliases", () => {
 });
 
 describe("rollback alarms", () => {
-  it("each name in the deployment preference is an alarm's AlarmName", () => {
-    expect(rollbackAlarms.length).toBeGreaterThanOrEqual(4);
-    expect(rollbackAlarms.filter((name) => !alarmNames.includes(name))).toEqual([]);
-  });
+  it.each(apiFunctions.map((spec) => [spec.name, spec.logicalId]))(
+    "%s: every alarm its deployment watches is an alarm of the template",
+    (_name, id) => {
+      expect(rollbackAlarms(id).length).toBeGreaterThanOrEqual(4);
+      expect(rollbackAlarms(id).filter((name) => !alarmNames.includes(name))).toEqual([]);
+    },
+  );
 
-  it("include the API's 5xx and latency, the ERROR log lines and every function's errors", () => {
-    for (const suffix of ["api-5xx-rate", "api-p99-latency", "error-log-lines"]) {
-      expect(rollbackAlarms).toContain(`{"Fn::Sub":"petstore-\${Stage}-${suffix}"}`);
-    }
-    for (const spec of apiFunctions) {
-      expect(rollbackAlarms).toContain(`{"Fn::Sub":"petstore-\${Stage}-${spec.name}-errors"}`);
-    }
-  });
+  it.each(apiFunctions.map((spec) => [spec.name, spec.logicalId]))(
+    "%s: the API's 5xx and latency, the ERROR log lines, and its own function's errors",
+    (name, id) => {
+      for (const suffix of ["api-5xx-rate", "api-p99-latency", "error-log-lines"]) {
+        expect(rollbackAlarms(id)).toContain(`petstore-\${Stage}-${suffix}`);
+      }
+      // Its own alarm watches its own function's Lambda errors.
+      const own = ownAlarms(id).map((alarm) => template.Resources[refOf(alarm) ?? ""]);
+      expect(own.map((alarm) => alarm?.Properties?.MetricName)).toEqual(["Errors"]);
+      expect(own[0]?.Properties?.Dimensions).toEqual([
+        { Name: "FunctionName", Value: { Ref: id } },
+      ]);
+      expect(rollbackAlarms(id)).toContain(`petstore-\${Stage}-${name}-errors`);
+    },
+  );
 });
 
 describe("the deploy roles hold only what they use", () => {
   const statements = iamStatements(template);
   const of = (role: string, sid: string): JsonObject | undefined =>
     statements.find(({ owner, statement }) => owner === role && statement.Sid === sid)?.statement;
+  /** An IAM resource pattern as a test of ARNs written the template's way (`${Stage}` kept). */
+  const covers = (pattern: string, arn: string): boolean =>
+    new RegExp(
+      `^${pattern.replaceAll(/[.+?^()|[\]\\{}$]/g, "\\$&").replaceAll("*", "[^:]*")}$`,
+    ).test(arn);
+  const arnPrefix = "arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:";
+  const functionArn = (id: string): string =>
+    `${arnPrefix}${nameText(template.Resources[id]?.Properties?.FunctionName)}`;
+  const resourcesOf = (role: string, sid: string): string[] =>
+    asArray(of(role, sid)?.Resource).map(nameText);
+  const otherStage = (arn: string): string => arn.replace("${Stage}", "other");
 
-  it("CodeDeploy may read exactly the rollback alarms and run exactly the hook", () => {
-    const arns = asArray(of("CodeDeployRole", "WatchRollbackAlarms")?.Resource).map((arn) =>
-      text(arn),
-    );
-    expect(arns.map((arn) => arn.replace(/^.*:alarm:/, "").replace(/"\}$/, ""))).toEqual(
-      rollbackAlarms.map((name) => name.replace(/^\{"Fn::Sub":"/, "").replace(/"\}$/, "")),
-    );
-    const hookName = text(
+  it("CodeDeploy may read the rollback alarms (the stage's own) and run exactly the hook", () => {
+    const [alarms = "", ...more] = resourcesOf("CodeDeployRole", "WatchRollbackAlarms");
+    expect(more).toEqual([]);
+    for (const spec of apiFunctions) {
+      for (const name of rollbackAlarms(spec.logicalId)) {
+        const arn = `arn:\${AWS::Partition}:cloudwatch:\${AWS::Region}:\${AWS::AccountId}:alarm:${name}`;
+        expect(covers(alarms, arn), name).toBe(true);
+        expect(covers(alarms, otherStage(arn)), name).toBe(false);
+      }
+    }
+    const hookName = nameText(
       template.Resources[hook?.logicalId ?? ""]?.Properties?.FunctionName ?? null,
     );
-    const invoke = text(of("CodeDeployRole", "RunPreTrafficHook")?.Resource ?? null);
-    expect(invoke.replace(/^.*:function:/, "")).toBe(hookName.replace(/^\{"Fn::Sub":"/, ""));
+    const invoke = nameText(of("CodeDeployRole", "RunPreTrafficHook")?.Resource ?? null);
+    expect(invoke).toBe(`${arnPrefix}${hookName}`);
   });
 
-  it("CodeDeploy may move exactly the live alias of each function it shifts", () => {
-    const resources: Json[] = asArray(of("CodeDeployRole", "MoveLiveAliases")?.Resource);
-    expect(resources).toEqual(
-      apiFunctions.flatMap((spec) => [
-        { "Fn::GetAtt": [spec.logicalId, "Arn"] },
-        { "Fn::Sub": `\${${spec.logicalId}.Arn}:live` },
-      ]),
-    );
+  it("CodeDeploy may move the live alias of each function it shifts, of this stage only", () => {
+    const patterns = resourcesOf("CodeDeployRole", "MoveLiveAliases");
+    expect(patterns).toHaveLength(2);
+    for (const spec of apiFunctions) {
+      for (const arn of [functionArn(spec.logicalId), `${functionArn(spec.logicalId)}:live`]) {
+        expect(
+          patterns.filter((pattern) => covers(pattern, arn)),
+          arn,
+        ).toHaveLength(1);
+        expect(
+          patterns.some((pattern) => covers(pattern, otherStage(arn))),
+          arn,
+        ).toBe(false);
+      }
+      // Another alias, or the unqualified function's versions, are not moved.
+      expect(patterns.some((p) => covers(p, `${functionArn(spec.logicalId)}:other`))).toBe(false);
+    }
   });
 
-  it("the hook may invoke exactly the new versions (not $LATEST, not the alias)", () => {
-    const resources: Json[] = asArray(of("PreTrafficHookRole", "InvokeNewVersions")?.Resource);
-    expect(resources).toEqual(apiFunctions.map((spec) => ({ Ref: `${spec.logicalId}.Version` })));
+  it("the hook may invoke the new versions of the stage's functions, never the unqualified one", () => {
+    const [pattern = "", ...more] = resourcesOf("PreTrafficHookRole", "InvokeNewVersions");
+    expect(more).toEqual([]);
     const variables = template.Resources[hook?.logicalId ?? ""]?.Properties?.Environment;
     const given = Object.values(
       isObject(variables) && isObject(variables.Variables) ? variables.Variables : {},
     );
-    for (const resource of resources) expect(given).toContainEqual(resource);
+    for (const spec of apiFunctions) {
+      // What it is given is each function's version, which the grant covers.
+      expect(given).toContainEqual({ "Fn::Sub": `\${${spec.logicalId}.Version}` });
+      expect(covers(pattern, `${functionArn(spec.logicalId)}:7`)).toBe(true);
+      expect(covers(pattern, functionArn(spec.logicalId))).toBe(false);
+      expect(covers(pattern, otherStage(`${functionArn(spec.logicalId)}:7`))).toBe(false);
+    }
   });
 
-  it("the hook may report only to the deployment groups of these functions", () => {
-    const arns = asArray(of("PreTrafficHookRole", "ReportToCodeDeploy")?.Resource).map((arn) =>
-      text(arn),
-    );
-    expect(arns).toEqual(
-      apiFunctions.map((spec) =>
-        JSON.stringify({
-          "Fn::Sub": `arn:\${AWS::Partition}:codedeploy:\${AWS::Region}:\${AWS::AccountId}:deploymentgroup:\${ServerlessDeploymentApplication}/\${${spec.logicalId}DeploymentGroup}`,
-        }),
-      ),
-    );
+  it("the hook may report only to this stack's CodeDeploy application, whose groups are the functions'", () => {
+    const arns = resourcesOf("PreTrafficHookRole", "ReportToCodeDeploy");
+    expect(arns).toEqual([
+      "arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:${ServerlessDeploymentApplication}/*",
+    ]);
   });
 });
 

@@ -39,3 +39,30 @@ export function environmentOf(id: string): JsonObject {
 function variablesOf(environment: Json | undefined): JsonObject {
   return isObject(environment) && isObject(environment.Variables) ? environment.Variables : {};
 }
+
+/** The property holding the name each named resource type is known by (its Ref, for these). */
+const nameProperty: Readonly<Record<string, string>> = {
+  "AWS::Serverless::Function": "FunctionName",
+  "AWS::CloudWatch::Alarm": "AlarmName",
+  "AWS::Logs::LogGroup": "LogGroupName",
+};
+
+/**
+ * A name as the template writes it, with every reference to a named resource read as that
+ * resource's own name: `{"Fn::Sub": "${ListCategoriesFunction}-errors"}` →
+ * "petstore-${Stage}-listCategories-errors", `{"Ref": "ListCategoriesErrorsAlarm"}` → the same.
+ * What is left of a Sub (`${Stage}`, `${AWS::Region}`) stays as written.
+ */
+export function nameText(value: Json | undefined): string {
+  if (typeof value === "string") return value;
+  if (!isObject(value)) return JSON.stringify(value ?? null);
+  const named = (id: string): string | undefined => {
+    const resource = template.Resources[id];
+    const property = nameProperty[String(resource?.Type)];
+    return property === undefined ? undefined : nameText(resource?.Properties?.[property]);
+  };
+  if (typeof value.Ref === "string") return named(value.Ref) ?? `\${${value.Ref}}`;
+  const sub = value["Fn::Sub"];
+  if (typeof sub !== "string") return JSON.stringify(value);
+  return sub.replaceAll(/\$\{([A-Za-z0-9]+)\}/g, (whole, id: string) => named(id) ?? whole);
+}

@@ -17,7 +17,10 @@ import { asArray, isObject, text } from "../../support/cloudFormation.ts";
 import { ofType } from "../../support/templateResources.ts";
 
 const alarms = ofType("AWS::CloudWatch::Alarm");
-const apiFunctions = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+const apiFunctions = functionsOf()
+  .filter((spec) => spec.routeKeys.length > 0)
+  .map((spec) => ({ ...spec, stem: spec.logicalId.replace(/Function$/, "") }));
+const hook = functionsOf().find((spec) => spec.routeKeys.length === 0);
 
 /** The dashboard's body for a stage: `${...}` replaced as CloudFormation would, then JSON. */
 function dashboardBody(stage: string): JsonObject {
@@ -25,8 +28,12 @@ function dashboardBody(stage: string): JsonObject {
   const body = dashboard?.Properties?.DashboardBody;
   const source = isObject(body) ? text(body["Fn::Sub"]) : "";
   const parameters = stageConfig(stage).parameters;
+  // A function's Ref is its name; anything else, a stand-in naming what it stands for.
+  const functionNames = new Map(
+    functionsOf().map((spec) => [spec.logicalId, `petstore-${stage}-${spec.name}`]),
+  );
   const substituted = source.replaceAll(/\$\{([^}]+)\}/g, (_match, name: string) =>
-    name in parameters ? (parameters[name] ?? "") : `resolved-${name}`,
+    name in parameters ? (parameters[name] ?? "") : (functionNames.get(name) ?? `resolved-${name}`),
   );
   return JSON.parse(substituted) as JsonObject;
 }
@@ -45,7 +52,7 @@ describe("one dashboard per stage", () => {
       '"AWS/ApiGateway","5xx"',
       '"stat":"p50"',
       '"stat":"p99"',
-      '"AWS/Lambda","Duration"',
+      "SEARCH('{AWS/Lambda,FunctionName}",
       "record.metrics.initDurationMs",
       '"AWS/DynamoDB","ConsumedReadCapacityUnits"',
       '"AWS/DynamoDB","ConsumedWriteCapacityUnits"',
@@ -54,9 +61,46 @@ describe("one dashboard per stage", () => {
     ]) {
       expect(body, needle).toContain(needle);
     }
-    for (const spec of apiFunctions) expect(body).toContain(`resolved-${spec.logicalId}`);
-    for (const [id] of alarms) expect(body, id).toContain(`resolved-${id}.Arn`);
+    // The cold starts' log query reads every function's log group.
+    for (const spec of apiFunctions) expect(body).toContain(`resolved-${spec.stem}LogGroup`);
+    // The alarm widget shows every alarm but the ones each function has (made by the template's
+    // loop); those are shown by the metrics they watch, over every function of the stage.
+    const perFunction = new Set(
+      apiFunctions.flatMap((spec) => [`${spec.stem}ErrorsAlarm`, `${spec.stem}ThrottlesAlarm`]),
+    );
+    for (const [id] of alarms) {
+      if (perFunction.has(id)) expect(body, id).not.toContain(`resolved-${id}.Arn`);
+      else expect(body, id).toContain(`resolved-${id}.Arn`);
+    }
   });
+
+  // A SEARCH term `Name=token` matches a value holding that token (its words split at "-"), one
+  // in quotes the whole value: the functions' metrics are every function of this stage's, the
+  // hook's aside, whatever functions it has.
+  it.each(["Duration", "Errors", "Throttles"])(
+    "shows %s of every function of the stage",
+    (metric) => {
+      const searches = [...body.matchAll(/SEARCH\('\{AWS\/Lambda,FunctionName\} ([^']*)'/g)]
+        .map((match) => match[1] ?? "")
+        .filter((terms) => terms.includes(`MetricName=\\"${metric}\\"`));
+      expect(searches.length, metric).toBeGreaterThan(0);
+      const hookName = `petstore-production-${hook?.name ?? ""}`;
+      for (const terms of searches) {
+        const tokens = [...terms.matchAll(/(NOT )?FunctionName=(\\"[^\\]*\\"|[A-Za-z0-9]+)/g)];
+        const matches = (name: string): boolean =>
+          tokens.every(([, not, value = ""]) => {
+            const hit = value.startsWith('\\"')
+              ? value.slice(2, -2) === name
+              : name.split("-").includes(value);
+            return not ? !hit : hit;
+          });
+        for (const spec of apiFunctions)
+          expect(matches(`petstore-production-${spec.name}`), spec.name).toBe(true);
+        expect(matches(hookName), "the hook").toBe(false);
+        expect(matches("petstore-staging-listCategories"), "another stage").toBe(false);
+      }
+    },
+  );
 
   it("shows every metric lib/metrics.ts emits, by the names and dimensions it emits them", () => {
     const shown = new Set<string>();
