@@ -13,8 +13,8 @@ import {
 } from "../../../lib/metrics.ts";
 import { stageConfig, stages } from "../../../scripts/stages.ts";
 import type { JsonObject } from "../../support/cloudFormation.ts";
-import { asArray, isObject, text } from "../../support/cloudFormation.ts";
-import { ofType } from "../../support/templateResources.ts";
+import { asArray, isObject, refOf, text } from "../../support/cloudFormation.ts";
+import { nameText, ofType } from "../../support/templateResources.ts";
 
 const alarms = ofType("AWS::CloudWatch::Alarm");
 const apiFunctions = functionsOf()
@@ -53,7 +53,7 @@ describe("one dashboard per stage", () => {
       '"stat":"p50"',
       '"stat":"p99"',
       "SEARCH('{AWS/Lambda,FunctionName}",
-      "record.metrics.initDurationMs",
+      "SEARCH('{PetStore/production/InitDuration}'",
       '"AWS/DynamoDB","ConsumedReadCapacityUnits"',
       '"AWS/DynamoDB","ConsumedWriteCapacityUnits"',
       '"AWS/DynamoDB","ReadThrottleEvents"',
@@ -61,8 +61,6 @@ describe("one dashboard per stage", () => {
     ]) {
       expect(body, needle).toContain(needle);
     }
-    // The cold starts' log query reads every function's log group.
-    for (const spec of apiFunctions) expect(body).toContain(`resolved-${spec.stem}LogGroup`);
     // The alarm widget shows every alarm but the ones each function has (made by the template's
     // loop); those are shown by the metrics they watch, over every function of the stage.
     const perFunction = new Set(
@@ -71,6 +69,26 @@ describe("one dashboard per stage", () => {
     for (const [id] of alarms) {
       if (perFunction.has(id)) expect(body, id).not.toContain(`resolved-${id}.Arn`);
       else expect(body, id).toContain(`resolved-${id}.Arn`);
+    }
+  });
+
+  // The init duration SEARCH reads a namespace each function's log group feeds (the template's
+  // loop): one metric per function, named after it, valued from Lambda's cold start report.
+  it("shows each function's init duration, from its own log group's filter", () => {
+    const searched = /SEARCH\('\{(PetStore\/production\/InitDuration)\}'/.exec(body)?.[1];
+    expect(searched).toBeDefined();
+    const filters = ofType("AWS::Logs::MetricFilter");
+    for (const spec of apiFunctions) {
+      const fed = filters
+        .filter(([, filter]) => refOf(filter.Properties?.LogGroupName) === `${spec.stem}LogGroup`)
+        .flatMap(([, filter]) => asArray(filter.Properties?.MetricTransformations))
+        .filter(isObject)
+        .filter((t) => nameText(t.MetricNamespace).replace("${Stage}", "production") === searched);
+      expect(
+        fed.map((t) => nameText(t.MetricName)),
+        spec.name,
+      ).toEqual([`petstore-\${Stage}-${spec.name}`]);
+      expect(fed[0]?.MetricValue).toBe("$.record.metrics.initDurationMs");
     }
   });
 
