@@ -11,6 +11,15 @@
  * takes a whole block, which keeps the writes per request low, and a lease never fails because
  * another container took tokens first, only when the bucket is empty.
  *
+ * A ticket's token has its place in the bucket's count (its slot: the moment GCRA gives that
+ * token back). Once the slot has passed, the bucket has refilled that token for everyone, so a
+ * ticket still unspent then would be a token counted twice: tickets are dropped a little after
+ * their slot (`graceMs`), and a stale `nextFrom` is brought forward with them. Over any window
+ * the key is then admitted at most what GCRA allows plus the tokens whose slot lies within the
+ * grace before the window: rate × grace, however many containers (and the grace is a tenth of
+ * what the contract allows over one second). A container leases no more than it can spend
+ * before its tickets lapse, at the pace it sees requests, so a quiet container wastes little.
+ *
  * - A ticket usable now: spend it, admit.
  * - Tickets, none usable yet, or the last look said the bucket is empty until `retryAt`: refuse
  *   without a store call (429, `Retry-After` up to that moment).
@@ -63,7 +72,7 @@ interface KeyState {
   /** Leased tokens not yet spent; the next one is usable from `nextFrom`. */
   tickets: number;
   nextFrom: number;
-  /** When the tickets were leased: unspent ones are dropped after `ticketLifeMs`. */
+  /** When the tickets were leased (0: never): the demand since is counted from then. */
   leasedAt: number;
   /** Requests since the last lease (admitted or not): this container's demand for the key. */
   asked: number;
@@ -88,8 +97,16 @@ const failOpenMs = 1000;
 const retrySpreadMs = 1000;
 /** A container leases about this long of its own demand for a key (at most a whole lease). */
 const demandSeconds = 2;
-/** Tickets unspent this long are dropped: a container that went quiet keeps no old tokens. */
-const ticketLifeMs = 10_000;
+
+/**
+ * How long after its slot a ticket may still be spent: a tenth of what the contract allows over
+ * one second (rate × 1 s + burst), less one token for the rounding, so tickets spent late add at
+ * most that tenth to any window of a second or more (docs/rate-limits.md, "Accuracy").
+ */
+export function graceMs(limit: RateLimit): number {
+  const interval = intervalMs(limit);
+  return Math.max(0, (1000 + limit.burst * interval) / 10 - interval);
+}
 
 export class RateLimiter implements RateLimiting {
   readonly #buckets: RateLimitBucketRepository;
@@ -115,7 +132,7 @@ export class RateLimiter implements RateLimiting {
       Object.assign(state, { tickets: 0, retryAt: 0 });
     }
     state.limit = limit;
-    if (now - state.leasedAt > ticketLifeMs) state.tickets = 0;
+    lapse(state, limit, now);
     if (state.tickets > 0) return this.#spend(state, limit, now);
     if (now < state.openUntil) return this.#failOpen(state, limit, now, undefined);
     if (now < state.retryAt) return this.#answer(state, limit, now, false);
@@ -161,7 +178,19 @@ export class RateLimiter implements RateLimiting {
     // a share of a flood still leases rarely (each lease is a write).
     const elapsed = Math.max(0.1, (now - state.leasedAt) / 1000);
     const demand = state.leasedAt === 0 ? 1 : state.asked / elapsed;
-    const lease = Math.max(1, Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds)));
+    // And no more than it can spend before they lapse: ticket k's slot is k intervals after the
+    // first (now, from a bucket with tokens to spare), and at this demand it is spent k gaps
+    // after now. Where requests come faster than the rate, every ticket is spent in time; a
+    // container that has not leased yet has no pace to go by.
+    const gap = 1000 / demand;
+    const spendable =
+      state.leasedAt === 0 || gap <= interval
+        ? Infinity
+        : 1 + Math.floor(graceMs(limit) / (gap - interval));
+    const lease = Math.max(
+      1,
+      Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds), spendable),
+    );
     /** Whole tokens the bucket holds now (GCRA: before `tat` passes now + burst × interval). */
     const available = (bucket: BucketState): number =>
       Math.floor(
@@ -256,6 +285,19 @@ export class RateLimiter implements RateLimiting {
     }
     return state;
   }
+}
+
+/**
+ * Drops the tickets whose slot passed more than `graceMs` ago (the next ticket's slot is
+ * `burst − 1` intervals after it is usable), bringing `nextFrom` forward past them.
+ */
+function lapse(state: KeyState, limit: RateLimit, now: number): void {
+  const interval = intervalMs(limit);
+  const late = now - (state.nextFrom + (limit.burst - 1) * interval + graceMs(limit));
+  if (state.tickets === 0 || late <= 0) return;
+  const lapsed = Math.min(state.tickets, Math.ceil(late / interval));
+  state.tickets -= lapsed;
+  state.nextFrom += lapsed * interval;
 }
 
 function sameLimit(a: RateLimit, b: RateLimit): boolean {
