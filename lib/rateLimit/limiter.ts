@@ -74,6 +74,8 @@ interface KeyState {
   nextFrom: number;
   /** When the tickets were leased (0: never): the demand since is counted from then. */
   leasedAt: number;
+  /** When the lease's answer came back: no ticket lapses within the grace of it. */
+  receivedAt: number;
   /** Requests since the last lease (admitted or not): this container's demand for the key. */
   asked: number;
   /** The bucket as last seen (undefined: never looked). */
@@ -246,6 +248,7 @@ export class RateLimiter implements RateLimiting {
     state.tickets = lease;
     state.nextFrom = result.state.tat - (lease + limit.burst - 1) * interval;
     state.leasedAt = now;
+    state.receivedAt = this.#now();
     state.asked = 0;
   }
 
@@ -278,7 +281,8 @@ export class RateLimiter implements RateLimiting {
     if (!state) {
       if (this.#keys.size >= maxKeys) this.#keys.clear();
       state = {
-        ...{ tickets: 0, nextFrom: 0, leasedAt: 0, asked: 0, bucket: undefined, limit: undefined },
+        ...{ tickets: 0, nextFrom: 0, leasedAt: 0, receivedAt: 0, asked: 0 },
+        ...{ bucket: undefined, limit: undefined },
         ...{ retryAt: 0, refusals: 0, openUntil: 0, pending: undefined },
       };
       this.#keys.set(keyId, state);
@@ -289,12 +293,16 @@ export class RateLimiter implements RateLimiting {
 
 /**
  * Drops the tickets whose slot passed more than `graceMs` ago (the next ticket's slot is
- * `burst − 1` intervals after it is usable), bringing `nextFrom` forward past them.
+ * `burst − 1` intervals after it is usable), bringing `nextFrom` forward past them. A lease the
+ * store answered late (its slots were counted from the moment it was asked) keeps its tickets for
+ * the grace after it came back: the excess that allows is the store's round trip at the key's
+ * rate (DynamoDB answers in milliseconds; the limiter waits at most its budget).
  */
 function lapse(state: KeyState, limit: RateLimit, now: number): void {
   const interval = intervalMs(limit);
-  const late = now - (state.nextFrom + (limit.burst - 1) * interval + graceMs(limit));
-  if (state.tickets === 0 || late <= 0) return;
+  const grace = graceMs(limit);
+  const late = now - (state.nextFrom + (limit.burst - 1) * interval + grace);
+  if (state.tickets === 0 || late <= 0 || now <= state.receivedAt + grace) return;
   const lapsed = Math.min(state.tickets, Math.ceil(late / interval));
   state.tickets -= lapsed;
   state.nextFrom += lapsed * interval;

@@ -494,6 +494,22 @@ describe("a leased ticket lapses a little after the bucket gives its token back"
     expect(calls.length).toBe(asked);
   });
 
+  it("a lease the store answered late keeps its tickets for the grace after it came back", async () => {
+    const { clock, admit, ops, setAfterRead } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    setAfterRead(() => {
+      clock.t += 400; // the store answers 400 ms after it was asked: past the slots' grace
+      return Promise.resolve();
+    });
+    await admit("key", limit);
+    clock.t = t0 + 400 + 280;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take"]);
+    clock.t = t0 + 400 + 281;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take", "read", "take"]);
+  });
+
   it("one millisecond later it is dropped and the container leases afresh", async () => {
     const { clock, admit, ops, tat } = await containerRig();
     const limit = limitOf("50/s", 100);
