@@ -181,28 +181,31 @@ export class RateLimiter implements RateLimiting {
     const elapsed = Math.max(0.1, (now - state.leasedAt) / 1000);
     const demand = state.leasedAt === 0 ? 1 : state.asked / elapsed;
     // And no more than it can spend before they lapse: ticket k's slot is k intervals after the
-    // first (now, from a bucket with tokens to spare), and at this demand it is spent k gaps
-    // after now. Where requests come faster than the rate, every ticket is spent in time; a
-    // container that has not leased yet has no pace to go by.
+    // first (the bucket's `tat`, or now from a bucket with tokens to spare), and at this demand
+    // it is spent k gaps after now. Where requests come faster than the rate, every ticket is
+    // spent in time; a container that has not leased yet has no pace to go by.
     const gap = 1000 / demand;
-    const spendable =
-      state.leasedAt === 0 || gap <= interval
-        ? Infinity
-        : 1 + Math.floor(graceMs(limit) / (gap - interval));
-    const lease = Math.max(
-      1,
-      Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds), spendable),
-    );
+    const leaseFor = (bucket: BucketState | undefined): number => {
+      const ahead = bucket ? Math.max(0, rescaled(bucket, interval, now) - now) : 0;
+      const spendable =
+        state.leasedAt === 0 || gap <= interval
+          ? Infinity
+          : 1 + Math.floor((ahead + graceMs(limit)) / (gap - interval));
+      return Math.max(1, Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds), spendable));
+    };
     /** Whole tokens the bucket holds now (GCRA: before `tat` passes now + burst × interval). */
     const available = (bucket: BucketState): number =>
       Math.floor(
         (now + limit.burst * interval - Math.max(rescaled(bucket, interval, now), now)) / interval,
       );
-    const take = (expected: BucketState | undefined) =>
-      this.#buckets.take(
+    let lease = leaseFor(state.bucket);
+    const take = (expected: BucketState) => {
+      lease = leaseFor(expected);
+      return this.#buckets.take(
         { keyId, tokens: lease, intervalMs: interval, burst: limit.burst, expected, now },
         deadline,
       );
+    };
     // A container refused before races others for the bucket: it writes only while the bucket
     // holds two of its leases, so that if another container read the same and wrote first, this
     // write still finds a token and is made (racing for the last tokens is what makes writes

@@ -477,6 +477,20 @@ describe("a lease is about two seconds of this container's own demand, up to a w
   });
 });
 
+describe("a lease counts how far ahead the bucket's slots are", () => {
+  it("two requests a second of a 50/s key whose bucket others drained: 3 tokens, not 1", async () => {
+    const { clock, admit, tat, another } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    await admit("key", limit); // 2 tokens: tat at t0 + 40
+    await another("key", 75, 20, 100); // tat at t0 + 1540
+    clock.t = t0 + 500;
+    await admit("key", limit); // its second ticket lapsed at t0 + 300: a lease
+    // At 2 requests a second, ticket k is spent 480k ms after its slot would be if the bucket
+    // were full; its slots start 1,040 ms ahead, and the grace is 280 ms: 3 tokens in time.
+    expect(await tat("key")).toBe(t0 + 1540 + 3 * 20);
+  });
+});
+
 describe("a leased ticket lapses a little after the bucket gives its token back", () => {
   it("the grace is a tenth of what the contract allows over a second, less a token", () => {
     expect(graceMs(limitOf("20/s", 40))).toBe(250);
