@@ -43,6 +43,8 @@ export interface StoreMeter {
   readonly endpoint: string;
   /** The rate limit's bucket calls. */
   limiter: Units;
+  /** The same, per bucket (its partition, `RATELIMIT#<bucket>`): each key's own share. */
+  buckets: Map<string, Units>;
   /** Everything else: the requests' own calls. */
   requests: Units;
   /** Starts both counts again from zero (a call still under way counts in the old ones). */
@@ -53,10 +55,10 @@ export interface StoreMeter {
 const reads = new Set(["GetItem", "Query", "BatchGetItem", "Scan"]);
 const empty = (): Units => ({ writeUnits: 0, readUnits: 0, calls: 0, refusedWrites: 0 });
 
-/** A call on a rate limit bucket (lib/table/schema.ts: RATELIMIT#<keyId>), by its key or item. */
-function isBucketCall(input: Record<string, unknown>): boolean {
-  const key = (input.Key ?? input.Item) as { pk?: { S?: string } } | undefined;
-  return key?.pk?.S?.startsWith("RATELIMIT#") ?? false;
+/** The bucket a call is on (lib/table/schema.ts: RATELIMIT#<keyId>), by its key or item. */
+function bucketOf(input: Record<string, unknown>): string | undefined {
+  const pk = ((input.Key ?? input.Item) as { pk?: { S?: string } } | undefined)?.pk?.S;
+  return pk?.startsWith("RATELIMIT#") ? pk : undefined;
 }
 
 export async function startStoreMeter(
@@ -65,9 +67,15 @@ export async function startStoreMeter(
 ): Promise<StoreMeter> {
   const proxy = await startStoreProxy(store, async ({ operation, body }, forward) => {
     const input = JSON.parse(body) as Record<string, unknown>;
-    const bucket = isBucketCall(input);
-    const units = bucket ? meter.limiter : meter.requests;
-    units.calls += 1;
+    const pk = bucketOf(input);
+    const bucket = pk !== undefined;
+    let counts = [meter.requests];
+    if (pk !== undefined) {
+      const own = meter.buckets.get(pk) ?? empty();
+      meter.buckets.set(pk, own);
+      counts = [meter.limiter, own];
+    }
+    for (const units of counts) units.calls += 1;
     const made = options.before?.({ operation, input, bucket });
     if (made) return made;
     const answer = await forward(JSON.stringify({ ...input, ReturnConsumedCapacity: "TOTAL" }));
@@ -75,12 +83,14 @@ export async function startStoreMeter(
       ConsumedCapacity?: unknown;
       __type?: string;
     };
-    for (const entry of [parsed.ConsumedCapacity ?? []].flat() as { CapacityUnits?: number }[]) {
-      units[reads.has(operation) ? "readUnits" : "writeUnits"] += entry.CapacityUnits ?? 0;
-    }
-    if ((parsed.__type ?? "").endsWith("ConditionalCheckFailedException")) {
-      units.refusedWrites += 1;
-      if (options.refusedWriteUnit) units.writeUnits += 1;
+    for (const units of counts) {
+      for (const entry of [parsed.ConsumedCapacity ?? []].flat() as { CapacityUnits?: number }[]) {
+        units[reads.has(operation) ? "readUnits" : "writeUnits"] += entry.CapacityUnits ?? 0;
+      }
+      if ((parsed.__type ?? "").endsWith("ConditionalCheckFailedException")) {
+        units.refusedWrites += 1;
+        if (options.refusedWriteUnit) units.writeUnits += 1;
+      }
     }
     await options.after?.();
     return answer;
@@ -88,9 +98,10 @@ export async function startStoreMeter(
   const meter: StoreMeter = {
     endpoint: proxy.endpoint,
     limiter: empty(),
+    buckets: new Map<string, Units>(),
     requests: empty(),
     reset: () => {
-      [meter.limiter, meter.requests] = [empty(), empty()];
+      [meter.limiter, meter.requests, meter.buckets] = [empty(), empty(), new Map<string, Units>()];
     },
     close: () => proxy.close(),
   };

@@ -3,8 +3,9 @@
  * servers on one embedded store, one key (50/s, burst 100) flooding creates from many
  * connections for 30 s while a second key lists at 10/s, then an outage of the limit's buckets.
  * Checks the flooder's admitted count within [0.9 × 50 × 30, 1.1 × (50 × 30 + 100)], the second
- * key's 100 % success (p99 reported), the limiter's write units per admitted request (≤ 0.1,
- * DynamoDB's own ConsumedCapacity through the store proxy), nothing stored for any 429, and
+ * key's 100 % success (p99 reported), the limiter's write units on each key's bucket per admitted
+ * request (the flood's ≤ 0.1; the second key, a trickle on every container, ≤ 1: DynamoDB's own
+ * ConsumedCapacity through the store proxy), nothing stored for any 429, and
  * fail-open during the outage (admitted, no 5xx, counted). Prints the figures and a JSON line.
  *
  *   npm run abuse                             # 30 s on dynalite

@@ -11,6 +11,15 @@
  * takes a whole block, which keeps the writes per request low, and a lease never fails because
  * another container took tokens first, only when the bucket is empty.
  *
+ * A ticket's token has its place in the bucket's count (its slot: the moment GCRA gives that
+ * token back). Once the slot has passed, the bucket has refilled that token for everyone, so a
+ * ticket still unspent then would be a token counted twice: tickets are dropped a little after
+ * their slot (`graceMs`), and a stale `nextFrom` is brought forward with them. Over any window
+ * the key is then admitted at most what GCRA allows plus the tokens whose slot lies within the
+ * grace before the window: rate × grace, however many containers (and the grace is a tenth of
+ * what the contract allows over one second). A container leases no more than it can spend
+ * before its tickets lapse, at the pace it sees requests, so a quiet container wastes little.
+ *
  * - A ticket usable now: spend it, admit.
  * - Tickets, none usable yet, or the last look said the bucket is empty until `retryAt`: refuse
  *   without a store call (429, `Retry-After` up to that moment).
@@ -63,8 +72,10 @@ interface KeyState {
   /** Leased tokens not yet spent; the next one is usable from `nextFrom`. */
   tickets: number;
   nextFrom: number;
-  /** When the tickets were leased: unspent ones are dropped after `ticketLifeMs`. */
+  /** When the tickets were leased (0: never): the demand since is counted from then. */
   leasedAt: number;
+  /** When the lease's answer came back: no ticket lapses within the grace of it. */
+  receivedAt: number;
   /** Requests since the last lease (admitted or not): this container's demand for the key. */
   asked: number;
   /** The bucket as last seen (undefined: never looked). */
@@ -88,8 +99,16 @@ const failOpenMs = 1000;
 const retrySpreadMs = 1000;
 /** A container leases about this long of its own demand for a key (at most a whole lease). */
 const demandSeconds = 2;
-/** Tickets unspent this long are dropped: a container that went quiet keeps no old tokens. */
-const ticketLifeMs = 10_000;
+
+/**
+ * How long after its slot a ticket may still be spent: a tenth of what the contract allows over
+ * one second (rate × 1 s + burst), less one token for the rounding, so tickets spent late add at
+ * most that tenth to any window of a second or more (docs/rate-limits.md, "Accuracy").
+ */
+export function graceMs(limit: RateLimit): number {
+  const interval = intervalMs(limit);
+  return Math.max(0, (1000 + limit.burst * interval) / 10 - interval);
+}
 
 export class RateLimiter implements RateLimiting {
   readonly #buckets: RateLimitBucketRepository;
@@ -115,7 +134,7 @@ export class RateLimiter implements RateLimiting {
       Object.assign(state, { tickets: 0, retryAt: 0 });
     }
     state.limit = limit;
-    if (now - state.leasedAt > ticketLifeMs) state.tickets = 0;
+    lapse(state, limit, now);
     if (state.tickets > 0) return this.#spend(state, limit, now);
     if (now < state.openUntil) return this.#failOpen(state, limit, now, undefined);
     if (now < state.retryAt) return this.#answer(state, limit, now, false);
@@ -161,17 +180,32 @@ export class RateLimiter implements RateLimiting {
     // a share of a flood still leases rarely (each lease is a write).
     const elapsed = Math.max(0.1, (now - state.leasedAt) / 1000);
     const demand = state.leasedAt === 0 ? 1 : state.asked / elapsed;
-    const lease = Math.max(1, Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds)));
+    // And no more than it can spend before they lapse: ticket k's slot is k intervals after the
+    // first (the bucket's `tat`, or now from a bucket with tokens to spare), and at this demand
+    // it is spent k gaps after now. Where requests come faster than the rate, every ticket is
+    // spent in time; a container that has not leased yet has no pace to go by.
+    const gap = 1000 / demand;
+    const leaseFor = (bucket: BucketState | undefined): number => {
+      const ahead = bucket ? Math.max(0, rescaled(bucket, interval, now) - now) : 0;
+      const spendable =
+        state.leasedAt === 0 || gap <= interval
+          ? Infinity
+          : 1 + Math.floor((ahead + graceMs(limit)) / (gap - interval));
+      return Math.max(1, Math.min(leaseSize(limit), Math.ceil(demand * demandSeconds), spendable));
+    };
     /** Whole tokens the bucket holds now (GCRA: before `tat` passes now + burst × interval). */
     const available = (bucket: BucketState): number =>
       Math.floor(
         (now + limit.burst * interval - Math.max(rescaled(bucket, interval, now), now)) / interval,
       );
-    const take = (expected: BucketState | undefined) =>
-      this.#buckets.take(
+    let lease = leaseFor(state.bucket);
+    const take = (expected: BucketState) => {
+      lease = leaseFor(expected);
+      return this.#buckets.take(
         { keyId, tokens: lease, intervalMs: interval, burst: limit.burst, expected, now },
         deadline,
       );
+    };
     // A container refused before races others for the bucket: it writes only while the bucket
     // holds two of its leases, so that if another container read the same and wrote first, this
     // write still finds a token and is made (racing for the last tokens is what makes writes
@@ -217,6 +251,7 @@ export class RateLimiter implements RateLimiting {
     state.tickets = lease;
     state.nextFrom = result.state.tat - (lease + limit.burst - 1) * interval;
     state.leasedAt = now;
+    state.receivedAt = this.#now();
     state.asked = 0;
   }
 
@@ -249,13 +284,31 @@ export class RateLimiter implements RateLimiting {
     if (!state) {
       if (this.#keys.size >= maxKeys) this.#keys.clear();
       state = {
-        ...{ tickets: 0, nextFrom: 0, leasedAt: 0, asked: 0, bucket: undefined, limit: undefined },
+        ...{ tickets: 0, nextFrom: 0, leasedAt: 0, receivedAt: 0, asked: 0 },
+        ...{ bucket: undefined, limit: undefined },
         ...{ retryAt: 0, refusals: 0, openUntil: 0, pending: undefined },
       };
       this.#keys.set(keyId, state);
     }
     return state;
   }
+}
+
+/**
+ * Drops the tickets whose slot passed more than `graceMs` ago (the next ticket's slot is
+ * `burst − 1` intervals after it is usable), bringing `nextFrom` forward past them. A lease the
+ * store answered late (its slots were counted from the moment it was asked) keeps its tickets for
+ * the grace after it came back: the excess that allows is the store's round trip at the key's
+ * rate (DynamoDB answers in milliseconds; the limiter waits at most its budget).
+ */
+function lapse(state: KeyState, limit: RateLimit, now: number): void {
+  const interval = intervalMs(limit);
+  const grace = graceMs(limit);
+  const late = now - (state.nextFrom + (limit.burst - 1) * interval + grace);
+  if (state.tickets === 0 || late <= 0 || now <= state.receivedAt + grace) return;
+  const lapsed = Math.min(state.tickets, Math.ceil(late / interval));
+  state.tickets -= lapsed;
+  state.nextFrom += lapsed * interval;
 }
 
 function sameLimit(a: RateLimit, b: RateLimit): boolean {

@@ -55,6 +55,28 @@ describe("the meter sums the store's own units, the rate limit's bucket calls ap
   });
 });
 
+describe("each bucket's calls are summed apart too: what each key's limit costs", () => {
+  it("two keys' buckets, and a refused write on one of them", async () => {
+    const { meter, db } = await metered(true);
+    await put(db, "RATELIMIT#key_a", "bucket");
+    await put(db, "RATELIMIT#key_b", "bucket");
+    await expect(
+      put(db, "RATELIMIT#key_b", "bucket", "attribute_not_exists(pk)"),
+    ).rejects.toThrow();
+    await put(db, "CATEGORY", "0000000009");
+    expect(meter.buckets.get("RATELIMIT#key_a")).toEqual({
+      ...{ writeUnits: 1, readUnits: 0, calls: 1, refusedWrites: 0 },
+    });
+    expect(meter.buckets.get("RATELIMIT#key_b")).toEqual({
+      ...{ writeUnits: 2, readUnits: 0, calls: 2, refusedWrites: 1 },
+    });
+    expect([...meter.buckets.keys()].sort()).toEqual(["RATELIMIT#key_a", "RATELIMIT#key_b"]);
+    expect(meter.limiter.writeUnits).toBe(3);
+    meter.reset();
+    expect(meter.buckets.size).toBe(0);
+  });
+});
+
 describe("a refused conditional write costs a unit only where the meter is asked to count it", () => {
   it.each([
     [false, 0],

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDb } from "../../../lib/dynamodb.ts";
 import type { Admission } from "../../../lib/rateLimit/limiter.ts";
-import { RateLimiter } from "../../../lib/rateLimit/limiter.ts";
+import { graceMs, RateLimiter } from "../../../lib/rateLimit/limiter.ts";
 import type { RateLimit } from "../../../lib/rateLimit/policy.ts";
 import { leaseSize, parseRateLimit } from "../../../lib/rateLimit/policy.ts";
 import type { RateLimitBucketRepository } from "../../../lib/repositories/rateLimitBuckets.ts";
@@ -440,59 +440,99 @@ describe("another container wrote between the read and the write: one more write
   });
 });
 
-describe("a lease is about two seconds of this container's own demand, up to a whole lease", () => {
-  it("a container seeing two requests a second of a 50/s key leases 4 tokens, not 25", async () => {
-    const { clock, admit, tat } = await containerRig();
-    const limit = limitOf("50/s", 100);
-    await admit("key", limit); // never leased: one request's two seconds, 2 tokens
-    expect(await tat("key")).toBe(t0 + 40);
-    clock.t = t0 + 500;
-    await admit("key", limit);
-    clock.t = t0 + 1000;
-    await admit("key", limit); // 2 requests in the second since the lease
-    expect(await tat("key")).toBe(t0 + 1000 + 4 * 20);
-  });
-
+describe("a lease is about two seconds of this container's own demand, up to a whole lease, and no more than it can spend in time", () => {
   it("requests at one moment count as a tenth of a second's demand", async () => {
     const { admit, tat } = await containerRig();
     const limit = limitOf("100/s", 200); // a whole lease: 50
-    await admit("key", limit); // 2 tokens
+    await admit("key", limit); // never leased: one request's two seconds, 2 tokens
     await admit("key", limit);
     await admit("key", limit);
-    // 2 requests since the lease, as in 0.1 s: 20/s, two seconds of it, 40 tokens.
-    expect(await tat("key")).toBe(t0 + 42 * 10);
+    // 2 requests since the lease, as in 0.1 s: 20/s, a request every 50 ms against a token every
+    // 10 ms. Ticket k is spent 40k ms after its slot, which may pass by 290 ms (graceMs): 8 tokens.
+    expect(await tat("key")).toBe(t0 + (2 + 8) * 10);
   });
 
-  it("a flood takes a whole lease, no more", async () => {
+  it("a container asking faster than the rate takes a whole lease, no more", async () => {
     const { clock, admit, tat } = await containerRig();
-    const limit = limitOf("50/s", 100); // a whole lease: 25
-    await admit("key", limit); // 2 tokens
+    const limit = limitOf("10/s", 20); // a whole lease: 5
+    await admit("key", limit); // 2 tokens: tat at t0 + 200
     clock.t = t0 + 100;
     await admit("key", limit);
     await admit("key", limit);
-    // 2 requests in 0.1 s: 20/s, 40 tokens in two seconds; 25 taken.
-    expect(await tat("key")).toBe(t0 + 100 + 25 * 20);
+    // 2 requests in 0.1 s: 20/s, 40 tokens in two seconds; 5 taken.
+    expect(await tat("key")).toBe(t0 + 200 + 5 * 100);
+  });
+
+  it("a container seeing two requests a second of a 50/s key leases one token at a time", async () => {
+    const { clock, admit, tat } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    await admit("key", limit); // 2 tokens
+    expect(await tat("key")).toBe(t0 + 40);
+    clock.t = t0 + 500;
+    await admit("key", limit); // its second ticket's slot (t0 + 20) and grace (280 ms) are past
+    clock.t = t0 + 1000;
+    await admit("key", limit);
+    // 2 requests a second: a second token would be spent 480 ms after its slot, past the grace.
+    expect(await tat("key")).toBe(t0 + 1000 + 20);
   });
 });
 
-describe("tickets unspent for more than 10 s are dropped: a quiet container keeps no old tokens", () => {
-  it("after 10 s its leased token is still spent without asking", async () => {
+describe("a lease counts how far ahead the bucket's slots are", () => {
+  it("two requests a second of a 50/s key whose bucket others drained: 3 tokens, not 1", async () => {
+    const { clock, admit, tat, another } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    await admit("key", limit); // 2 tokens: tat at t0 + 40
+    await another("key", 75, 20, 100); // tat at t0 + 1540
+    clock.t = t0 + 500;
+    await admit("key", limit); // its second ticket lapsed at t0 + 300: a lease
+    // At 2 requests a second, ticket k is spent 480k ms after its slot would be if the bucket
+    // were full; its slots start 1,040 ms ahead, and the grace is 280 ms: 3 tokens in time.
+    expect(await tat("key")).toBe(t0 + 1540 + 3 * 20);
+  });
+});
+
+describe("a leased ticket lapses a little after the bucket gives its token back", () => {
+  it("the grace is a tenth of what the contract allows over a second, less a token", () => {
+    expect(graceMs(limitOf("20/s", 40))).toBe(250);
+    expect(graceMs(limitOf("50/s", 100))).toBe(280);
+    expect(graceMs(limitOf("1/min", 2))).toBe(0);
+  });
+
+  it("a ticket is still spent without asking until its slot plus the grace", async () => {
     const { clock, admit, calls } = await containerRig();
     const limit = limitOf("50/s", 100);
-    await admit("key", limit); // a lease of 2: one left
+    await admit("key", limit); // a lease of 2 from a full bucket: the second token's slot is t0 + 20
     const asked = calls.length;
-    clock.t = t0 + 10_000;
+    clock.t = t0 + 20 + 280;
     expect((await admit("key", limit)).admitted).toBe(true);
     expect(calls.length).toBe(asked);
   });
 
-  it("after more than 10 s it leases afresh", async () => {
-    const { clock, admit, ops } = await containerRig();
+  it("a lease the store answered late keeps its tickets for the grace after it came back", async () => {
+    const { clock, admit, ops, setAfterRead } = await containerRig();
     const limit = limitOf("50/s", 100);
+    setAfterRead(() => {
+      clock.t += 400; // the store answers 400 ms after it was asked: past the slots' grace
+      return Promise.resolve();
+    });
     await admit("key", limit);
-    clock.t = t0 + 10_001;
+    clock.t = t0 + 400 + 280;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take"]);
+    clock.t = t0 + 400 + 281;
     expect((await admit("key", limit)).admitted).toBe(true);
     expect(ops()).toEqual(["read", "take", "read", "take"]);
+  });
+
+  it("one millisecond later it is dropped and the container leases afresh", async () => {
+    const { clock, admit, ops, tat } = await containerRig();
+    const limit = limitOf("50/s", 100);
+    await admit("key", limit);
+    clock.t = t0 + 20 + 281;
+    expect((await admit("key", limit)).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take", "read", "take"]);
+    // The lapsed token was not spent: the bucket counted it, and now counts the new lease.
+    expect(await tat("key")).toBe(t0 + 301 + 20);
   });
 });
 
@@ -694,4 +734,69 @@ describe("fail open: a bucket out of reach admits, and the store is left alone f
       nowhere.close();
     }
   });
+});
+
+/** The window of at least 1 s that holds the most admissions against 1.1 × (rate × t + burst). */
+function worstWindow(times: readonly number[], limit: RateLimit) {
+  let worst = { admitted: 0, seconds: 1, ratio: 0 };
+  for (let i = 0; i < times.length; i++) {
+    for (let j = i; j < times.length; j++) {
+      const seconds = Math.max(1, ((times[j] ?? 0) - (times[i] ?? 0)) / 1000);
+      const admitted = j - i + 1;
+      const ratio = admitted / (limit.perSecond * seconds + limit.burst);
+      if (ratio > worst.ratio) worst = { admitted, seconds, ratio };
+    }
+  }
+  return worst;
+}
+
+/** A fixed sequence in [0, 1) for the jitter, so a case runs the same every time. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+
+describe("no window admits more than the bucket allows, after any quiet spell, across containers", () => {
+  /**
+   * Every container asks every `everyMs` for 3 s (each ends holding tickets of its last lease),
+   * then nothing for `quietMs` (the bucket refills meanwhile), then every container asks every
+   * 2 ms for 3 s. Returns the moment of every admission.
+   */
+  async function askQuietFlood(containers: number, everyMs: number, quietMs: number) {
+    const { clock, limiters, deadline } = await rig(containers, seeded(containers * everyMs));
+    const limit = limitOf("20/s", 40);
+    const times: number[] = [];
+    const ask = async (ms: number, every: number) => {
+      const end = clock.t + ms;
+      while (clock.t < end) {
+        for (const limiter of limiters) {
+          if ((await limiter.admit("key_q", limit, deadline())).admitted) times.push(clock.t);
+        }
+        clock.t += every;
+      }
+    };
+    await ask(3000, everyMs);
+    clock.t += quietMs;
+    await ask(3000, 2);
+    return worstWindow(times, limit);
+  }
+
+  it.each([
+    [3, 200, 1000],
+    [3, 300, 2000],
+    [3, 200, 4000],
+    [6, 200, 1000],
+    [6, 300, 2000],
+    [9, 300, 2000],
+    [3, 2, 2000],
+  ] as const)(
+    "20/s burst 40, %i containers asking every %i ms, quiet for %i ms, then flooding: every window of 1 s or more within 1.1 × (rate × t + burst)",
+    async (containers, everyMs, quietMs) => {
+      const worst = await askQuietFlood(containers, everyMs, quietMs);
+      expect(worst.ratio).toBeLessThanOrEqual(1.1);
+    },
+  );
 });
