@@ -4,13 +4,15 @@
  * whose code differs from what the summary test/mutation/scores.json was measured on. Each mutant
  * is a small change to the code; a test must fail for it ("killed"), or the change would reach
  * callers unnoticed. Reports (HTML and JSON) go to reports/mutation/, outside git. With --record,
- * the run's files (their outcomes, score and the SHA-256 of the code it mutated) replace theirs in
- * the summary; the other files' stay. Exits 1 when a file of the run is below the threshold.
+ * the run's files (their outcomes, score and the SHA-256 of the code it mutated, comments aside)
+ * replace theirs in the summary; the other files' stay. Exits 1 when a file of the run is below
+ * the threshold.
  *
- * CI runs `--changed` (.ci/run): a change that touches no deciding file costs nothing, one that
- * touches a file costs that file's mutants. `npm test` never runs mutants, and never fails because
- * a deciding file changed (test/mutation/scores.test.ts checks the summary's bars only). The
- * weekly workflow re-records every file with --force (.github/workflows/mutation.yml).
+ * CI runs `--changed` (.ci/run): a change that touches no deciding file's code costs nothing (a
+ * comment or the layout is not code: `codeOf`), one that touches a file's code costs its mutants.
+ * `npm test` never runs mutants, and never fails because a deciding file changed
+ * (test/mutation/scores.test.ts checks the summary's bars only). The weekly workflow re-records
+ * every file with --force (.github/workflows/mutation.yml).
  *
  * The suites it runs are vitest.mutation.config.ts's: the in-process ones (see there why).
  */
@@ -19,6 +21,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { transformSync } from "esbuild";
 import { projectRoot } from "../local/template.ts";
 import { buildFunctions } from "./build.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
@@ -96,13 +99,29 @@ export interface Scores {
   readonly sources: Readonly<Record<string, string>>;
 }
 
-/** The SHA-256 (hex) of each file as it is in the project now. */
+/**
+ * What a file's mutants are made from: its code as esbuild prints it (no comments, no layout, no
+ * types, none of which Stryker mutates), and each Stryker directive comment with the line after
+ * it (they decide which mutants are disabled). So editing a comment or reformatting costs CI no
+ * mutants; changing code, or a directive, does.
+ */
+export function codeOf(source: string): string {
+  const lines = source.split("\n");
+  const directives = lines.flatMap((line, i) =>
+    /Stryker (disable|restore)/.test(line)
+      ? [`${line.trim()} -> ${(lines[i + 1] ?? "").replace(/\s+/g, "")}`]
+      : [],
+  );
+  return [transformSync(source, { loader: "ts", format: "esm" }).code, ...directives].join("\n");
+}
+
+/** The SHA-256 (hex) of each file's code (`codeOf`) as it is in the project now. */
 export const sourceHashes = (files: readonly string[]): Record<string, string> =>
   Object.fromEntries(
     files.map((file) => [
       file,
       createHash("sha256")
-        .update(readFileSync(resolve(projectRoot, file)))
+        .update(codeOf(readFileSync(resolve(projectRoot, file), "utf8")))
         .digest("hex"),
     ]),
   );

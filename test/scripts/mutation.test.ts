@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { FileScore } from "../../scripts/mutation.ts";
 import {
   changedSince,
+  codeOf,
   decidingFiles,
   scoreFiles,
   scoreProblems,
@@ -98,6 +99,34 @@ describe("CI refuses a summary missing a deciding file, below the bar or with to
 describe("a summary holds for the code it was measured on, whatever the git history", () => {
   it("names no file when every deciding file hashes as recorded", () => {
     expect(changedSince(sourceHashes(decidingFiles))).toEqual([]);
+  });
+
+  it("a comment or the layout is not code; a statement, a string or a Stryker directive is", () => {
+    const file = [
+      "// A comment.",
+      "export function f(a: number): number {",
+      "  // Stryker disable next-line ArithmeticOperator: why",
+      "  return a + 1;",
+      "}",
+    ].join("\n");
+    const same = [
+      "/** Another comment, longer, */",
+      "export function f(a: number): number {",
+      "  // Stryker disable next-line ArithmeticOperator: why",
+      "  return a+1;",
+      "}",
+    ].join("\n");
+    expect(codeOf(same)).toBe(codeOf(file));
+    for (const changed of [
+      file.replace("a + 1", "a + 2"),
+      file.replace("// A comment.", 'const x = "a";'),
+      file.replace("ArithmeticOperator", "EqualityOperator"),
+      file
+        .replace("  return a + 1;", "  return a\n    + 1;")
+        .replace("// Stryker", "\n  // Stryker"),
+    ]) {
+      expect(codeOf(changed)).not.toBe(codeOf(file));
+    }
   });
 
   it("names each deciding file whose code differs from the run's, or that it lacks", () => {
