@@ -21,7 +21,7 @@ class QuickFirst extends BaseSequencer {
 }
 
 /**
- * The suites mutation testing runs (npm run mutation, scripts/mutation.ts): those that call lib/
+ * The suites mutation testing runs (stryker.config.json): those that call lib/
  * in this process, so a mutant Stryker switches on is the code they run. test/http and
  * test/reliability run the built bundles in worker processes, which never see a mutant; the rules
  * they hold are also held in-process (test/functions runs each handler with its own wiring). Left

@@ -1,20 +1,13 @@
 /**
- * `npm run mutation [-- <file>… | --changed] [--record]`: mutation testing (StrykerJS, its vitest
- * runner) over the files of lib/ that decide an answer, the ones named, or (--changed) the ones
- * whose code differs from what the summary test/mutation/scores.json was measured on. Each mutant
- * is a small change to the code; a test must fail for it ("killed"), or the change would reach
- * callers unnoticed. Reports (HTML and JSON) go to reports/mutation/, outside git. With --record,
- * the run's files (their outcomes, score and the SHA-256 of the code it mutated, comments aside)
- * replace theirs in the summary; the other files' stay. Exits 1 when a file of the run is below
- * the threshold.
- *
- * CI runs `--changed` (.ci/run): a change that touches no deciding file's code costs nothing (a
- * comment or the layout is not code: `codeOf`), one that touches a file's code costs its mutants.
- * `npm test` never runs mutants, and never fails because a deciding file changed
- * (test/mutation/scores.test.ts checks the summary's bars only). The weekly workflow re-records
- * every file with --force (.github/workflows/mutation.yml).
- *
- * The suites it runs are vitest.mutation.config.ts's: the in-process ones (see there why).
+ * `npm run mutation [-- <file>… | --changed] [--record]`: StrykerJS as its own config
+ * (stryker.config.json: the deciding files, the runner, reports, incremental runs) sets it up,
+ * plus what Stryker cannot do. `--changed` chooses the deciding files whose code (`codeOf`: no
+ * comments or layout) differs from what the summary test/mutation/scores.json was measured on: a
+ * change that touches no deciding file's code costs CI nothing. `--record` merges the run's files
+ * (outcomes, score, SHA-256 of the code mutated) into that summary. Every file of the run is held
+ * to the bars (`scoreProblems`: the threshold per file, at most 5 % disabled); exit 1 otherwise.
+ * `npm test` never runs mutants (test/mutation/scores.test.ts checks the summary's bars only);
+ * the weekly workflow re-records every file with --force (.github/workflows/mutation.yml).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -25,51 +18,18 @@ import { transformSync } from "esbuild";
 import { projectRoot } from "../local/template.ts";
 import { buildFunctions } from "./build.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import strykerConfig from "../stryker.config.json" with { type: "json" };
 
-/** The files of lib/ that decide what is stored and what is answered. */
-export const decidingFiles: readonly string[] = [
-  "lib/category.ts",
-  "lib/auth.ts",
-  "lib/keyFormat.ts",
-  "lib/scopes.ts",
-  "lib/errors.ts",
-  "lib/routes.ts",
-  "lib/middleware.ts",
-  "lib/http/conditional.ts",
-  "lib/http/errorResponse.ts",
-  "lib/http/jsonBody.ts",
-  "lib/http/message.ts",
-  "lib/http/request.ts",
-  "lib/http/response.ts",
-  "lib/rateLimit/headers.ts",
-  "lib/rateLimit/limiter.ts",
-  "lib/rateLimit/policy.ts",
-  "lib/idempotency/creator.ts",
-  "lib/idempotency/record.ts",
-  "lib/repositories/apiKeys.ts",
-  "lib/repositories/keyLookup.ts",
-  "lib/repositories/categories.ts",
-  "lib/repositories/idempotencyRecords.ts",
-  "lib/repositories/keyEvents.ts",
-  "lib/repositories/rateLimitBuckets.ts",
-  "lib/table/errors.ts",
-  "lib/table/expressions.ts",
-  "lib/table/item.ts",
-  "lib/table/schema.ts",
-  "lib/table/table.ts",
-  "lib/categoryList/cache.ts",
-  "lib/categoryList/ranges.ts",
-  "lib/categoryList/reader.ts",
-  "lib/categoryList/snapshot.ts",
-];
+/** The files of lib/ that decide what is stored and what is answered: the config's `mutate`. */
+export const decidingFiles: readonly string[] = strykerConfig.mutate;
 
-/** The least share of a file's mutants its tests must kill (Stryker's mutation score, %). */
-export const threshold = 90;
+/** The least share of a file's mutants its tests must kill (Stryker's break threshold, %). */
+export const threshold = strykerConfig.thresholds.break;
 /** The most share of a file's mutants that may be disabled as equivalent, in its code (%). */
 export const disabledLimit = 5;
 
 export const scoresFile = resolve(projectRoot, "test/mutation/scores.json");
-const reportDir = "reports/mutation";
+const reportDir = dirname(strykerConfig.jsonReporter.fileName);
 
 export interface FileScore {
   readonly mutants: number;
@@ -241,7 +201,9 @@ function readRun(argv: string[]) {
   if (parsed.values.help === true) return "help";
   for (const file of parsed.positionals) {
     if (!decidingFiles.includes(file)) {
-      throw new UsageError(`${file} is not a deciding file (the list: scripts/mutation.ts)`);
+      throw new UsageError(
+        `${file} is not a deciding file (the list: stryker.config.json, mutate)`,
+      );
     }
   }
   if (parsed.values.changed === true && parsed.positionals.length > 0) {
@@ -277,33 +239,14 @@ async function main(): Promise<number> {
   const sources = sourceHashes(files); // the code this run reads
   if (parsed.values["ignore-static"] === true) process.env.PETSTORE_MUTATION_ISOLATE = "0";
   const started = performance.now();
+  // Everything else is Stryker's own config (stryker.config.json).
   const outcomes = await new Stryker({
-    testRunner: "vitest",
-    plugins: ["@stryker-mutator/vitest-runner"],
-    vitest: { configFile: "vitest.mutation.config.ts" },
-    coverageAnalysis: "perTest",
     mutate: [...files],
     ...(parsed.values.concurrency === undefined
       ? {}
       : { concurrency: Number(parsed.values.concurrency) }),
-    reporters: ["html", "json", "clear-text", "progress"],
-    htmlReporter: { fileName: `${reportDir}/index.html` },
-    jsonReporter: { fileName: `${reportDir}/mutation.json` },
-    // Results of unchanged mutants whose tests are unchanged are reused from the last run, with
-    // --record too (a full run is about 2 h on two cores; a recorded run after a small change
-    // re-tests only what changed). --force tests every mutant. Stryker reuses a static mutant
-    // that survived while no test covering it changed, and none is said to cover it: a new test
-    // that kills one counts from the next --force run (the weekly one) on.
-    incremental: true,
-    incrementalFile: `${reportDir}/incremental.json`,
     force: parsed.values.force === true,
     ignoreStatic: parsed.values["ignore-static"] === true,
-    tempDirName: ".stryker-tmp",
-    cleanTempDir: true,
-    // A mutant that makes a test loop is a kill (Stryker counts timeouts so); the margin is for
-    // the embedded store's first calls.
-    timeoutMS: 10_000,
-    thresholds: { high: threshold, low: threshold, break: null },
   }).runMutationTest();
   const wallTimeSeconds = Math.round((performance.now() - started) / 1000);
   const scores = scoreFiles(outcomes, files);
