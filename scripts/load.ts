@@ -1,53 +1,75 @@
 /**
- * `npm run load`: a load test of the local server. Starts `scripts/start.ts --memory` (after
- * building the bundles, as `npm start` does) or uses a running deployment given by
- * `--base-url <…/v1>` (its key from PETSTORE_API_KEY or stdin), sends 5,000 creates at
- * concurrency 50 over keep-alive connections while two list loops run alongside (100 ms apart
- * each), then verifies:
+ * `npm run load`: load tests of the service, one scenario a run. Both start their own local
+ * servers on an embedded store (scripts/lib/load/local.ts; `--store`, else PETSTORE_STORE, else
+ * dynalite), drive HTTP traffic, tally answers and latencies, and print one line per check, a
+ * PASS or FAIL line and the report as one JSON line.
  *
- *   - every answer was 2xx (zero errors);
- *   - every 201 carried a distinct id (zero duplicates);
- *   - the final list holds every created category exactly once, as answered (zero lost), and,
- *     on a server of its own, nothing else (count matches);
- *   - every list answered during the run held every category whose 201 had arrived before it
- *     was asked for, without duplicates, in id order;
- *   - on a server of its own: one request log line per request, all 2xx.
+ * - `creates` (the default, scripts/lib/load/creates.ts): 5,000 creates at concurrency 50 over
+ *   keep-alive connections while two list loops run alongside (100 ms apart each); every answer
+ *   2xx, every 201 a distinct id, the final list holding every created category exactly once, as
+ *   answered (and on a server of its own nothing else), every list during the run holding every
+ *   category whose 201 arrived before it was asked for, without duplicates, in id order, and (on
+ *   a server of its own) one request log line per request, all 2xx. Latency percentiles for
+ *   creates and lists. `--base-url <…/v1>` loads a running deployment instead (its key from
+ *   PETSTORE_API_KEY or stdin, never a flag). `--quick`: 500 creates.
+ * - `abuse` (scripts/lib/load/abuse.ts): the per-key rate limit under abuse: three servers, one
+ *   key (50/s, burst 100) flooding for 30 s while a second key lists at 10/s, then an outage of
+ *   the limit's buckets. The flooder's admitted count within [0.9 × 50 × 30, 1.1 × (50 × 30 +
+ *   100)], the second key's 100 % success (p99 reported), the limiter's write units on each key's
+ *   bucket per admitted request (the flood's ≤ 0.1; the second key, a trickle on every container,
+ *   ≤ 1: DynamoDB's own ConsumedCapacity through the store meter), nothing stored for any 429,
+ *   fail-open during the outage (admitted, no 5xx, counted). `--quick`: 20 s, the bounds scaled.
  *
- * Prints throughput and latency percentiles (p50/p90/p99/max) for creates and lists, one line per
- * check and a PASS or FAIL line; exits 1 on any error or loss, 2 on a usage error.
- * `--quick`: 500 creates, the same checks.
- *
- * This file is the command line; the run is in scripts/lib/load/ (run.ts: the run, workers.ts:
- * the create and list loops, report.ts: the checks of the final list and the printed report).
+ * Exit status: 0 all checks passed, 1 a check failed or the run could not be made, 2 a usage error.
  */
+import type { StoreEngine } from "../local/embeddedDynamo.ts";
+import { storeEngineOf, storeEngines } from "../local/embeddedDynamo.ts";
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
-import type { LoadReport } from "./lib/load/report.ts";
+import { formatReport as formatAbuse, runAbuse } from "./lib/load/abuse.ts";
+import { runLoad } from "./lib/load/creates.ts";
 import { formatReport } from "./lib/load/report.ts";
-import { runLoad } from "./lib/load/run.ts";
 
 export { formatReport, runLoad };
 
-const usage =
-  "usage: npm run load -- [--quick] [--creates 5000] [--concurrency 50] [--list-concurrency 2]" +
-  " [--list-pause-ms 100] [--base-url <url ending in /v1>]";
-const help = [
-  "Without --base-url: builds, starts a fresh in-memory local server and loads it.",
-  "With --base-url: loads that deployment; its API key comes from PETSTORE_API_KEY or the first",
-  "line of stdin (never a flag, which npm would echo). --quick: 500 creates.",
-  "Exit status: 0 all checks passed, 1 an error or a lost category, 2 a usage error.",
-].join("\n");
+const usage = `usage: npm run load -- [--scenario creates|abuse] [--quick] [--store dynalite|dynamodb-local]
+  creates (default): creates at concurrency, lists alongside; nothing lost, duplicated or stale
+    [--creates 5000] [--concurrency 50] [--list-concurrency 2] [--list-pause-ms 100]
+    [--base-url <url ending in /v1>]  a running deployment instead of a local server; its API key
+                                      from PETSTORE_API_KEY or the first line of stdin, never a flag
+  abuse: per-key rate limits under a flood, three servers on one store, then a bucket outage
+    [--seconds 30] [--connections 16]
+  --quick   creates: 500 creates; abuse: 20 s and a 3 s outage (CI)
+  --store   the local servers' embedded store (default: PETSTORE_STORE, else dynalite)
+Exit status: 0 all checks passed, 1 a check failed, 2 a usage error.`;
 
-interface Command {
-  readonly creates: number;
-  readonly concurrency: number;
-  readonly listConcurrency: number;
-  readonly listPauseMs: number;
-  readonly baseUrl: string | undefined;
-}
+const scenarioOptions = {
+  creates: ["creates", "concurrency", "list-concurrency", "list-pause-ms", "base-url"],
+  abuse: ["seconds", "connections"],
+} as const;
+type Scenario = keyof typeof scenarioOptions;
+
+type Command =
+  | {
+      readonly scenario: "creates";
+      readonly engine: StoreEngine;
+      readonly creates: number;
+      readonly concurrency: number;
+      readonly listConcurrency: number;
+      readonly listPauseMs: number;
+      readonly baseUrl: string | undefined;
+    }
+  | {
+      readonly scenario: "abuse";
+      readonly engine: StoreEngine;
+      readonly seconds: number;
+      readonly connections: number;
+      readonly outageSeconds: number;
+    };
 
 /** The command line; throws a UsageError for a mistake. */
 function readCommand(argv: string[]): Command | "help" {
+  const text = { type: "string" } as const;
   let values;
   try {
     ({ values } = parseCommandLine({
@@ -55,11 +77,10 @@ function readCommand(argv: string[]): Command | "help" {
       options: {
         help: { type: "boolean", short: "h", default: false },
         quick: { type: "boolean", default: false },
-        creates: { type: "string" },
-        concurrency: { type: "string", default: "50" },
-        "list-concurrency": { type: "string", default: "2" },
-        "list-pause-ms": { type: "string", default: "100" },
-        "base-url": { type: "string" },
+        scenario: { type: "string", default: "creates" },
+        store: text,
+        ...{ creates: text, concurrency: text, "list-concurrency": text, "list-pause-ms": text },
+        ...{ "base-url": text, seconds: text, connections: text },
       },
     }));
   } catch (error) {
@@ -69,27 +90,47 @@ function readCommand(argv: string[]): Command | "help" {
     throw error;
   }
   if (values.help) return "help";
-  const command = {
-    creates: Number(values.creates ?? (values.quick ? 500 : 5000)),
-    concurrency: Number(values.concurrency),
-    listConcurrency: Number(values["list-concurrency"]),
-    listPauseMs: Number(values["list-pause-ms"]),
+  const scenario = values.scenario as Scenario;
+  if (!Object.hasOwn(scenarioOptions, scenario))
+    throw new UsageError(`--scenario must be creates or abuse, got "${values.scenario}"`);
+  for (const [other, names] of Object.entries(scenarioOptions)) {
+    const given = other === scenario ? undefined : names.find((name) => name in values);
+    if (given) throw new UsageError(`--${given} belongs to --scenario ${other}`);
+  }
+  const store = values.store ?? storeEngineOf();
+  if (!(storeEngines as readonly string[]).includes(store))
+    throw new UsageError(`--store must be ${storeEngines.join(" or ")}, got "${store}"`);
+  if (values.store !== undefined && values["base-url"] !== undefined)
+    throw new UsageError("--store is the local servers' store: --base-url has none of them");
+  const engine = store as StoreEngine;
+  type Count = (typeof scenarioOptions)[Scenario][number];
+  const count = (name: Count, fallback: number, least: number): number => {
+    const value = values[name];
+    const n = Number(value ?? fallback);
+    if (Number.isSafeInteger(n) && n >= least) return n;
+    throw new UsageError(`--${name} must be a whole number, at least ${least}, not "${value}"`);
+  };
+  if (scenario === "abuse") {
+    const seconds = count("seconds", values.quick ? 20 : 30, 1);
+    const connections = count("connections", 16, 1);
+    return { scenario, engine, seconds, connections, outageSeconds: values.quick ? 3 : 5 };
+  }
+  return {
+    scenario,
+    engine,
+    creates: count("creates", values.quick ? 500 : 5000, 1),
+    concurrency: count("concurrency", 50, 1),
+    listConcurrency: count("list-concurrency", 2, 0),
+    listPauseMs: count("list-pause-ms", 100, 0),
     baseUrl: values["base-url"],
   };
-  const { creates, concurrency, listConcurrency, listPauseMs } = command;
-  if (
-    ![creates, concurrency].every((n) => Number.isSafeInteger(n) && n >= 1) ||
-    ![listConcurrency, listPauseMs].every((n) => Number.isSafeInteger(n) && n >= 0)
-  ) {
-    throw new UsageError("counts must be whole numbers (creates and concurrency at least 1)");
-  }
-  return command;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const command = commandLine(() => readCommand(argv), answersOf("load", `${usage}\n${help}`));
+  const command = commandLine(() => readCommand(argv), answersOf("load", usage));
   if (typeof command === "number") return command;
-  const { baseUrl } = command;
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const baseUrl = command.scenario === "creates" ? command.baseUrl : undefined;
   const apiKey =
     baseUrl === undefined ? "" : await apiKeyFromEnvOrStdin(`API key for ${baseUrl}: `);
   if (apiKey === undefined) {
@@ -98,21 +139,26 @@ async function main(argv: string[]): Promise<number> {
     );
     return 2;
   }
-  let report: LoadReport;
   try {
-    report = await runLoad({
-      ...command,
-      target: baseUrl === undefined ? undefined : { baseUrl, apiKey },
-      log: (line) => process.stdout.write(`${line}\n`),
-    });
+    const [report, summary] =
+      command.scenario === "abuse"
+        ? await runAbuse({ ...command, log }).then((r) => [r, formatAbuse(r)] as const)
+        : await runLoad({
+            ...command,
+            target: baseUrl === undefined ? undefined : { baseUrl, apiKey },
+            log,
+          }).then((r) => [r, formatReport(r)] as const);
+    process.stdout.write(`${summary}\n${JSON.stringify(report)}\n`);
+    return report.ok ? 0 : 1;
   } catch (error) {
-    const where = baseUrl ?? "the local server";
-    const reason = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`load: ${where} could not be loaded (${reason}); is it running?\n`);
+    const reason = error instanceof Error ? error.message.split("\n", 1)[0] : String(error);
+    process.stderr.write(
+      baseUrl === undefined
+        ? `load: the run could not be made (${reason ?? ""})\n`
+        : `load: ${baseUrl} could not be loaded (${reason ?? ""}); is it running?\n`,
+    );
     return 1;
   }
-  process.stdout.write(`${formatReport(report)}\n`);
-  return report.ok ? 0 : 1;
 }
 
 if (import.meta.main) {

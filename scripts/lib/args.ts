@@ -1,6 +1,6 @@
 /**
  * The command lines of the project's scripts (start, build, docs, client:generate, bench, dev,
- * smoke, deploy, invoke, keys, load, abuse, mutation), read with node:util parseArgs. Every
+ * smoke, deploy, invoke, keys, load, mutation), read with node:util parseArgs. Every
  * mistake in one becomes a UsageError of one line a person can act on, naming the script ("keys:
  * unknown option --labl (npm run keys -- --help)"), never parseArgs' own multi-part message or a
  * stack; exit 2.

@@ -2,7 +2,8 @@
  * The load test inside `npm test` (it takes ~10 s): 5,000 creates at concurrency 50 against a
  * fresh local server, with two list loops alongside; zero errors, zero lost, zero duplicate ids,
  * every list holding every 201 that preceded it, one log line per request. `npm run load` runs the
- * same code from the command line and prints the figures (`--quick`: 500 creates).
+ * same code from the command line and prints the figures (`--quick`: 500 creates); its other
+ * scenario, abuse, is CI's (.ci/run) and docs/rate-limits.md's.
  */
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
@@ -55,7 +56,7 @@ function load(args: string[], env: Record<string, string> = {}, input = "") {
   return { code: run.status, out: run.stdout, err: run.stderr };
 }
 
-describe("npm run load's command line: --help, and the API key never on argv", () => {
+describe("npm run load's command line: --help, each scenario's own options, and the API key never on argv", () => {
   it("--help prints the usage and exits 0", () => {
     const run = load(["--help"]);
     expect(run.code).toBe(0);
@@ -76,6 +77,22 @@ describe("npm run load's command line: --help, and the API key never on argv", (
     expect(run.err.trim()).toBe(
       "load: --base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin",
     );
+  });
+
+  it("an option of the other scenario, an unknown scenario or --store with --base-url: one line, exit 2", () => {
+    for (const [args, message] of [
+      [["--scenario", "abuse", "--creates", "5"], "--creates belongs to --scenario creates"],
+      [["--seconds", "5"], "--seconds belongs to --scenario abuse"],
+      [["--scenario", "flood"], '--scenario must be creates or abuse, got "flood"'],
+      [["--store", "dynalite", "--base-url", "http://127.0.0.1:9/v1"], "--base-url has none"],
+      [["--scenario", "abuse", "--seconds", "0"], "--seconds must be a whole number, at least 1"],
+    ] as const) {
+      const run = load([...args]);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.out).toBe("");
+      expect(run.err.trim().split("\n")).toHaveLength(1);
+      expect(run.err).toContain(message);
+    }
   });
 
   it("an unreachable target gets one line, not a stack trace", () => {

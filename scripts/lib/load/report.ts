@@ -5,6 +5,7 @@
 import type { Category } from "../httpClient.ts";
 import type { Latency } from "../stats.ts";
 import { latencyOf } from "../stats.ts";
+import { verdict } from "./local.ts";
 import type { Tally } from "./workers.ts";
 
 export interface LoadReport {
@@ -31,6 +32,8 @@ export interface LoadReport {
   readonly finalListCount: number;
   /** One line per request and all 2xx (a server of its own only; undefined otherwise). */
   readonly logLines?: LogLines | undefined;
+  /** What failed, one phrase each (none: the run passed). */
+  readonly problems: readonly string[];
   readonly ok: boolean;
 }
 
@@ -62,6 +65,16 @@ export function reportOf(run: Finished): LoadReport {
   const perSecond = (count: number): number => round(count / (durationMs / 1000));
   const { errors, staleLists, malformedLists } = tally;
   const { logLines } = run;
+  const problems = [
+    Object.keys(errors).length > 0 && "errors",
+    final.lost > 0 && "lost categories",
+    final.duplicateIds > 0 && "duplicate ids",
+    final.unexpected > 0 && "unexpected categories",
+    staleLists > 0 && "stale lists",
+    malformedLists > 0 && "malformed lists",
+    tally.created.size !== run.creates && "creates not answered 201",
+    logLines && (logLines.count !== logLines.expected || logLines.non2xx > 0) && "log lines",
+  ].filter((problem): problem is string => typeof problem === "string");
   return {
     creates: run.creates,
     concurrency: run.concurrency,
@@ -77,15 +90,8 @@ export function reportOf(run: Finished): LoadReport {
     malformedLists,
     finalListCount: run.finalList.length - run.existing,
     logLines,
-    ok:
-      Object.keys(errors).length === 0 &&
-      tally.created.size === run.creates &&
-      final.lost === 0 &&
-      final.duplicateIds === 0 &&
-      final.unexpected === 0 &&
-      staleLists === 0 &&
-      malformedLists === 0 &&
-      (logLines === undefined || (logLines.count === logLines.expected && logLines.non2xx === 0)),
+    problems,
+    ok: problems.length === 0,
   };
 }
 
@@ -135,16 +141,6 @@ export function formatReport(report: LoadReport): string {
   const created = report.createLatencyMs.count;
   const check = (label: string, found: string): string => `  ${label.padEnd(16)} ${found}`;
   const log = report.logLines;
-  const failures = [
-    errors.length > 0 && "errors",
-    report.lost > 0 && "lost categories",
-    report.duplicateIds > 0 && "duplicate ids",
-    report.unexpected > 0 && "unexpected categories",
-    report.staleLists > 0 && "stale lists",
-    report.malformedLists > 0 && "malformed lists",
-    created < report.creates && "creates not answered 201",
-    log && (log.count !== log.expected || log.non2xx > 0) && "log lines",
-  ].filter((failure): failure is string => typeof failure === "string");
   return [
     `${String(report.creates)} creates at concurrency ${String(report.concurrency)}, ` +
       `${String(report.lists)} lists alongside`,
@@ -179,8 +175,6 @@ export function formatReport(report: LoadReport): string {
           ...log.samples.map((sample) => `    ${sample}`),
         ]
       : []),
-    report.ok
-      ? "PASS: nothing lost, duplicated or listed out of order, no error"
-      : `FAIL: ${failures.join(", ") || "see the checks above"}`,
+    verdict(report.problems, "nothing lost, duplicated or listed out of order, no error"),
   ].join("\n");
 }

@@ -1,15 +1,16 @@
 /**
- * One load run: against a fresh in-memory local server of its own (built and started here, its
- * request log read back) or a running service; create and list workers side by side, then the
- * final list, then the report (./report.ts).
+ * The creates scenario of `npm run load`: against a fresh local server of its own (./local.ts, its
+ * request log read back) or a running service; create and list workers side by side (workers.ts),
+ * then the final list, then the report (report.ts).
  */
 import { performance } from "node:perf_hooks";
 import type { RunningServer } from "../../../local/serverProcess.ts";
+import type { StoreEngine } from "../../../local/embeddedDynamo.ts";
 import { unthrottled } from "../../../local/functionEnv.ts";
-import { spawnLocalServer } from "../../../local/serverProcess.ts";
-import { buildFunctions } from "../../build.ts";
 import type { Answer } from "../httpClient.ts";
 import { agentFor, createCategory, getCategories } from "../httpClient.ts";
+import type { Local } from "./local.ts";
+import { concurrently, startLocal } from "./local.ts";
 import type { LoadReport, LogLines } from "./report.ts";
 import { reportOf } from "./report.ts";
 import type { Workload } from "./workers.ts";
@@ -27,22 +28,25 @@ export interface LoadOptions {
   readonly listPauseMs: number;
   /** A running service; unset: a fresh in-memory local server is started and stopped. */
   readonly target?: { readonly baseUrl: string; readonly apiKey: string } | undefined;
+  /** The local server's store (default dynalite). */
+  readonly engine?: StoreEngine | undefined;
   readonly log?: (line: string) => void;
   /** Build dist/ before starting the local server (default true; the tests have built it). */
   readonly build?: boolean;
 }
 
-/** `scripts/start.ts --memory` in a child process, as `npm start` runs it after building. */
-async function startLocalServer(build: boolean): Promise<RunningServer> {
-  if (build) await buildFunctions();
-  // An inherited DYNAMODB_ENDPOINT would point the server at some other store. The load run
-  // measures the service, not its rate limit: its key gets a limit the run never reaches.
-  return spawnLocalServer({ env: { DYNAMODB_ENDPOINT: "", ...unthrottled } });
-}
-
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const log = options.log ?? (() => undefined);
-  const server = options.target ? undefined : await startLocalServer(options.build ?? true);
+  // The run measures the service, not its rate limit: its key gets a limit it never reaches.
+  const local: Local | undefined = options.target
+    ? undefined
+    : await startLocal({
+        engine: options.engine ?? "dynalite",
+        servers: 1,
+        env: unthrottled,
+        build: options.build,
+      });
+  const server = local?.servers[0];
   const target = options.target ?? server;
   if (!target) throw new Error("no target");
   const agent = agentFor(target.baseUrl, options.concurrency + options.listConcurrency);
@@ -69,8 +73,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     );
     const started = performance.now();
     await Promise.all([
-      ...Array.from({ length: options.concurrency }, () => createWorker(work)),
-      ...Array.from({ length: options.listConcurrency }, () => listWorker(work)),
+      concurrently(options.concurrency, () => createWorker(work)),
+      concurrently(options.listConcurrency, () => listWorker(work)),
     ]);
     const durationMs = performance.now() - started;
 
@@ -90,7 +94,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     });
   } finally {
     agent.destroy();
-    await server?.stop();
+    await local?.stop();
   }
 }
 

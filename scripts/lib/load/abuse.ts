@@ -1,10 +1,10 @@
 /**
- * One abuse run (`npm run abuse`): three local servers (scripts/start.ts in child processes, the
- * bundles that ship) on one embedded store, reached through the store meter
- * (local/storeMeter.ts), which counts a refused conditional write as the write unit it costs.
- * One key, limited to 50/s with a burst of 100, floods from many connections spread over
- * the three servers; a second key lists at 10 requests/s meanwhile. Then the buckets' partition
- * goes out of reach (an outage of the limiter's store calls only) while both keep asking.
+ * The abuse scenario of `npm run load -- --scenario abuse`: three local servers on one embedded
+ * store (./local.ts), reached through the store meter (local/storeMeter.ts), which counts a
+ * refused conditional write as the write unit it costs. One key, limited to 50/s with a burst of
+ * 100, floods from many connections spread over the three servers; a second key lists at 10
+ * requests/s meanwhile. Then the buckets' partition goes out of reach (an outage of the limiter's
+ * store calls only) while both keep asking.
  *
  * The flooder mixes the keyed operations: of every ten requests one create (with its own
  * Idempotency-Key), three lists and six `GET /v1/store/orders` (501, no store call of its own).
@@ -20,18 +20,13 @@ import { CategoryStore } from "../../../lib/repositories/categories.ts";
 import { partitions } from "../../../lib/table/schema.ts";
 import { Table } from "../../../lib/table/table.ts";
 import type { StoreEngine } from "../../../local/embeddedDynamo.ts";
-import { ensureTable, localClient, startEmbeddedDynamo } from "../../../local/embeddedDynamo.ts";
 import { localTableName } from "../../../local/localKeys.ts";
 import type { Units } from "../../../local/storeMeter.ts";
-import { startStoreMeter } from "../../../local/storeMeter.ts";
 import { storeError } from "../../../local/storeProxy.ts";
-import type { RunningServer } from "../../../local/serverProcess.ts";
-import { spawnLocalServer } from "../../../local/serverProcess.ts";
-import { buildFunctions } from "../../build.ts";
 import type { Answer } from "../httpClient.ts";
 import { agentFor, createCategory, getCategories, send } from "../httpClient.ts";
-import type { Latency } from "../stats.ts";
 import { latencyOf } from "../stats.ts";
+import { concurrently, startLocal, verdict } from "./local.ts";
 
 export const flooderLimit: KeyRateLimit = { rate: "50/s", burst: 100 };
 const flooderPerSecond = 50;
@@ -68,46 +63,7 @@ export interface Tally {
   latencyMs: number[];
 }
 
-export interface AbuseReport {
-  readonly ok: boolean;
-  readonly problems: readonly string[];
-  readonly engine: StoreEngine;
-  readonly flood: {
-    readonly seconds: number;
-    readonly admitted: number;
-    readonly limited: number;
-    readonly sent: number;
-    readonly bounds: readonly [number, number];
-    /** The limiter's units on the flooding key's bucket. */
-    readonly limiterWriteUnits: number;
-    readonly limiterReadUnits: number;
-    readonly limiterRefusedWrites: number;
-    readonly writeUnitsPerAdmitted: number;
-    readonly requestWriteUnitsPerCreate: number;
-  };
-  readonly steady: {
-    readonly sent: number;
-    readonly succeeded: number;
-    readonly latency: Latency;
-    /** The limiter's write units on the second key's bucket over the whole run. */
-    readonly limiterWriteUnits: number;
-    readonly writeUnitsPerAdmitted: number;
-  };
-  readonly outage: {
-    readonly seconds: number;
-    readonly sent: number;
-    readonly admitted: number;
-    readonly limited: number;
-    readonly fiveHundreds: number;
-    readonly bucketCallsRefused: number;
-    readonly failOpenMetric: number;
-  };
-  readonly stored: {
-    readonly categories: number;
-    readonly flooderRecords: number;
-    readonly created: number;
-  };
-}
+export type AbuseReport = ReturnType<typeof reportOf>;
 
 const newTally = (): Tally => ({
   ...{ sent: 0, admitted: 0, created: 0, limited: 0, other: {} },
@@ -140,38 +96,34 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
   const log = options.log ?? (() => undefined);
-  if (options.build ?? true) await buildFunctions();
-  const dynamo = await startEmbeddedDynamo({ engine: options.engine });
   // While `outage.on`, every call on a bucket is answered 503 ServiceUnavailable (retryable): the
   // bucket is out of reach, everything else works. `answers` counts those calls.
   const outage = { on: false, answers: 0 };
-  const meter = await startStoreMeter(dynamo.endpoint, {
-    refusedWriteUnit: true,
-    before: ({ bucket }) => {
-      if (!bucket || !outage.on) return undefined;
-      outage.answers += 1;
-      return storeError(503, "com.amazonaws.dynamodb.v20120810#ServiceUnavailable", "outage");
+  // Each server's own printed key is unused here; the two keys below carry their limits. One
+  // container per function and server, queued: the run's containers are the servers it names
+  // (the bounds and the write units per admitted request are set for that many; a limiter per
+  // container leases its own tokens, so more containers write more).
+  const local = await startLocal({
+    engine: options.engine,
+    servers: serverCount,
+    env: { LOCAL_CONCURRENCY: "1" },
+    build: options.build,
+    meter: {
+      refusedWriteUnit: true,
+      before: ({ bucket }) => {
+        if (!bucket || !outage.on) return undefined;
+        outage.answers += 1;
+        return storeError(503, "com.amazonaws.dynamodb.v20120810#ServiceUnavailable", "outage");
+      },
     },
   });
-  const db = localClient(dynamo.endpoint);
-  const servers: RunningServer[] = [];
+  const { servers, db, meter } = local;
   try {
-    await ensureTable(db, localTableName);
+    if (!meter) throw new Error("the store meter did not start");
     const keys = new ApiKeyStore(db, localTableName);
     const soon = () => Date.now() + 10_000;
     const flooder = await keys.issue("abuse-flooder", soon(), { rateLimit: flooderLimit });
     const steady = await keys.issue("abuse-steady", soon(), { rateLimit: steadyLimit });
-    for (let i = 0; i < serverCount; i++) {
-      // Each server's own printed key is unused here; the two keys above carry their limits. One
-      // container per function and server, queued: the run's containers are the servers it
-      // names (the bounds and the write units per admitted request are set for that many; a
-      // limiter per container leases its own tokens, so more containers write more).
-      servers.push(
-        await spawnLocalServer({
-          env: { DYNAMODB_ENDPOINT: meter.endpoint, LOCAL_CONCURRENCY: "1" },
-        }),
-      );
-    }
     const agents = servers.map((server) => agentFor(server.baseUrl, options.connections + 4));
     let turn = 0;
     const next = () => {
@@ -202,13 +154,10 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
         record(tally, await send(baseUrl, call, sent), started, 501);
       }
     };
-    const flood = async (tally: Tally, until: number, connections: number) => {
-      await Promise.all(
-        Array.from({ length: connections }, async () => {
-          while (performance.now() < until) await hit(tally);
-        }),
-      );
-    };
+    const flood = (tally: Tally, until: number, connections: number) =>
+      concurrently(connections, async () => {
+        while (performance.now() < until) await hit(tally);
+      });
 
     log(
       `abuse: ${serverCount} servers on one ${options.engine} store; flooder ${flooderLimit.rate} ` +
@@ -289,10 +238,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
       },
     });
   } finally {
-    await Promise.all(servers.map((server) => server.stop()));
-    db.close();
-    await meter.close();
-    await dynamo.close();
+    await local.stop();
   }
 }
 
@@ -316,8 +262,8 @@ function reportOf(run: {
   outageTally: Tally;
   bucketCallsRefused: number;
   failOpenMetric: number;
-  stored: AbuseReport["stored"];
-}): AbuseReport {
+  stored: { categories: number; flooderRecords: number; created: number };
+}) {
   const { options, floodTally, floodSeconds, during, steadyTally, outageTally, stored } = run;
   const problems: string[] = [];
   const lower = 0.9 * flooderPerSecond * options.seconds;
@@ -373,7 +319,7 @@ function reportOf(run: {
       admitted,
       limited: floodTally.limited,
       sent: floodTally.sent,
-      bounds: [Math.ceil(lower), Math.floor(upper)],
+      bounds: [Math.ceil(lower), Math.floor(upper)] as const,
       limiterWriteUnits: during.limiter.writeUnits,
       limiterReadUnits: during.limiter.readUnits,
       limiterRefusedWrites: during.limiter.refusedWrites,
@@ -418,6 +364,6 @@ export function formatReport(report: AbuseReport): string {
     `bucket outage (${outage.seconds} s): ${outage.admitted} admitted, ${outage.limited} refused by containers that knew, ` +
       `${outage.fiveHundreds} 5xx; ${outage.bucketCallsRefused} bucket calls failed; RateLimitFailOpen metric ${outage.failOpenMetric}`,
     `stored: ${stored.categories} categories and ${stored.flooderRecords} idempotency records for ${stored.created} 201s (nothing for any 429)`,
-    report.ok ? "abuse: all checks passed" : `abuse: FAILED\n  ${report.problems.join("\n  ")}`,
+    verdict(report.problems, "the limit held, the second key was served, nothing stored for a 429"),
   ].join("\n");
 }
