@@ -1,34 +1,19 @@
 /**
- * `npm run load`: load tests of the service, one scenario a run. Both start their own local
- * servers on an embedded store (scripts/lib/load/local.ts; `--store`, else PETSTORE_STORE, else
- * dynalite), drive HTTP traffic, tally answers and latencies, and print one line per check, a
- * PASS or FAIL line and the report as one JSON line.
- *
- * - `creates` (the default, scripts/lib/load/creates.ts): 5,000 creates at concurrency 50 over
- *   keep-alive connections while two list loops run alongside (100 ms apart each); every answer
- *   2xx, every 201 a distinct id, the final list holding every created category exactly once, as
- *   answered (and on a server of its own nothing else), every list during the run holding every
- *   category whose 201 arrived before it was asked for, without duplicates, in id order, and (on
- *   a server of its own) one request log line per request, all 2xx. Latency percentiles for
- *   creates and lists. `--base-url <…/v1>` loads a running deployment instead (its key from
- *   PETSTORE_API_KEY or stdin, never a flag). `--quick`: 500 creates.
- * - `abuse` (scripts/lib/load/abuse.ts): the per-key rate limit under abuse: three servers, one
- *   key (50/s, burst 100) flooding for 30 s while a second key lists at 10/s, then an outage of
- *   the limit's buckets. The flooder's admitted count within [0.9 × 50 × 30, 1.1 × (50 × 30 +
- *   100)], the second key's 100 % success (p99 reported), the limiter's write units on each key's
- *   bucket per admitted request (the flood's ≤ 0.1; the second key, a trickle on every container,
- *   ≤ 1: DynamoDB's own ConsumedCapacity through the store meter), nothing stored for any 429,
- *   fail-open during the outage (admitted, no 5xx, counted). `--quick`: 20 s, the bounds scaled.
- *
- * Exit status: 0 all checks passed, 1 a check failed or the run could not be made, 2 a usage error.
+ * `npm run load`: load tests of the service, one scenario a run (the usage below says which).
+ * Each starts its own local servers on an embedded store (scripts/lib/load/local.ts), drives HTTP
+ * traffic, tallies answers and latencies, and prints one line per check, a PASS or FAIL line and
+ * the report as one JSON line. `creates` (scripts/lib/load/creates.ts; docs/reliability.md,
+ * "Load") can load a running deployment instead; `abuse` (scripts/lib/load/abuse.ts;
+ * docs/rate-limits.md, "The abuse run") is the per-key rate limit's.
  */
 import type { StoreEngine } from "../local/embeddedDynamo.ts";
-import { storeEngineOf, storeEngines } from "../local/embeddedDynamo.ts";
+import { storeEngines } from "../local/embeddedDynamo.ts";
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
+import type { AbuseOptions } from "./lib/load/abuse.ts";
 import { formatReport as formatAbuse, runAbuse } from "./lib/load/abuse.ts";
-import { runLoad } from "./lib/load/creates.ts";
-import { formatReport } from "./lib/load/report.ts";
+import type { LoadOptions } from "./lib/load/creates.ts";
+import { formatReport, runLoad } from "./lib/load/creates.ts";
 
 export { formatReport, runLoad };
 
@@ -50,22 +35,8 @@ const scenarioOptions = {
 type Scenario = keyof typeof scenarioOptions;
 
 type Command =
-  | {
-      readonly scenario: "creates";
-      readonly engine: StoreEngine;
-      readonly creates: number;
-      readonly concurrency: number;
-      readonly listConcurrency: number;
-      readonly listPauseMs: number;
-      readonly baseUrl: string | undefined;
-    }
-  | {
-      readonly scenario: "abuse";
-      readonly engine: StoreEngine;
-      readonly seconds: number;
-      readonly connections: number;
-      readonly outageSeconds: number;
-    };
+  | { readonly scenario: "abuse"; readonly options: AbuseOptions }
+  | { readonly scenario: "creates"; readonly options: LoadOptions; readonly baseUrl?: string };
 
 /** The command line; throws a UsageError for a mistake. */
 function readCommand(argv: string[]): Command | "help" {
@@ -97,9 +68,11 @@ function readCommand(argv: string[]): Command | "help" {
     const given = other === scenario ? undefined : names.find((name) => name in values);
     if (given) throw new UsageError(`--${given} belongs to --scenario ${other}`);
   }
-  const store = values.store ?? storeEngineOf();
+  const store = values.store ?? (process.env.PETSTORE_STORE || "dynalite");
   if (!(storeEngines as readonly string[]).includes(store))
-    throw new UsageError(`--store must be ${storeEngines.join(" or ")}, got "${store}"`);
+    throw new UsageError(
+      `--store (or PETSTORE_STORE) must be ${storeEngines.join(" or ")}, not "${store}"`,
+    );
   if (values.store !== undefined && values["base-url"] !== undefined)
     throw new UsageError("--store is the local servers' store: --base-url has none of them");
   const engine = store as StoreEngine;
@@ -113,17 +86,18 @@ function readCommand(argv: string[]): Command | "help" {
   if (scenario === "abuse") {
     const seconds = count("seconds", values.quick ? 20 : 30, 1);
     const connections = count("connections", 16, 1);
-    return { scenario, engine, seconds, connections, outageSeconds: values.quick ? 3 : 5 };
+    const outageSeconds = values.quick ? 3 : 5;
+    return { scenario, options: { engine, seconds, connections, outageSeconds } };
   }
-  return {
-    scenario,
+  const options = {
     engine,
     creates: count("creates", values.quick ? 500 : 5000, 1),
     concurrency: count("concurrency", 50, 1),
     listConcurrency: count("list-concurrency", 2, 0),
     listPauseMs: count("list-pause-ms", 100, 0),
-    baseUrl: values["base-url"],
   };
+  const baseUrl = values["base-url"];
+  return { scenario, options, ...(baseUrl !== undefined && { baseUrl }) };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -142,9 +116,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     const [report, summary] =
       command.scenario === "abuse"
-        ? await runAbuse({ ...command, log }).then((r) => [r, formatAbuse(r)] as const)
+        ? await runAbuse({ ...command.options, log }).then((r) => [r, formatAbuse(r)] as const)
         : await runLoad({
-            ...command,
+            ...command.options,
             target: baseUrl === undefined ? undefined : { baseUrl, apiKey },
             log,
           }).then((r) => [r, formatReport(r)] as const);

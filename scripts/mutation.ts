@@ -18,7 +18,15 @@ import { transformSync } from "esbuild";
 import { projectRoot } from "../local/template.ts";
 import { buildFunctions } from "./build.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
-import strykerConfig from "../stryker.config.json" with { type: "json" };
+
+/** Stryker's own config: the parts of it the gate reads. */
+const strykerConfig = JSON.parse(
+  readFileSync(resolve(projectRoot, "stryker.config.json"), "utf8"),
+) as {
+  readonly mutate: string[];
+  readonly thresholds: { readonly break: number };
+  readonly jsonReporter: { readonly fileName: string };
+};
 
 /** The files of lib/ that decide what is stored and what is answered: the config's `mutate`. */
 export const decidingFiles: readonly string[] = strykerConfig.mutate;

@@ -26,7 +26,7 @@ import { storeError } from "../../../local/storeProxy.ts";
 import type { Answer } from "../httpClient.ts";
 import { agentFor, createCategory, getCategories, send } from "../httpClient.ts";
 import { latencyOf } from "../stats.ts";
-import { concurrently, startLocal, verdict } from "./local.ts";
+import { check, concurrently, reportText, startLocal, verdictOf } from "./local.ts";
 
 export const flooderLimit: KeyRateLimit = { rate: "50/s", burst: 100 };
 const flooderPerSecond = 50;
@@ -48,27 +48,22 @@ export interface AbuseOptions {
   readonly log?: (line: string) => void;
 }
 
-export interface Tally {
-  sent: number;
-  admitted: number;
-  /** Admitted creates (201). */
-  created: number;
-  limited: number;
-  /** Statuses other than 201/200 and 429, by status. */
-  other: Record<string, number>;
-  /** 429s without a whole-second Retry-After of at least 1. */
-  badRetryAfter: number;
-  /** Answers without both RateLimit fields. */
-  missingFields: number;
-  latencyMs: number[];
-}
-
 export type AbuseReport = ReturnType<typeof reportOf>;
 
-const newTally = (): Tally => ({
-  ...{ sent: 0, admitted: 0, created: 0, limited: 0, other: {} },
-  ...{ badRetryAfter: 0, missingFields: 0 },
-  latencyMs: [],
+type Tally = ReturnType<typeof newTally>;
+const newTally = () => ({
+  sent: 0,
+  admitted: 0,
+  /** Admitted creates (201). */
+  created: 0,
+  limited: 0,
+  /** Statuses other than 201/200 and 429, by status. */
+  other: {} as Record<string, number>,
+  /** 429s without a whole-second Retry-After of at least 1. */
+  badRetryAfter: 0,
+  /** Answers without both RateLimit fields. */
+  missingFields: 0,
+  latencyMs: [] as number[],
 });
 
 /** A 201, 200 or 501 (`success`) is admitted; a 429 refused; anything else is a problem. */
@@ -265,105 +260,134 @@ function reportOf(run: {
   stored: { categories: number; flooderRecords: number; created: number };
 }) {
   const { options, floodTally, floodSeconds, during, steadyTally, outageTally, stored } = run;
-  const problems: string[] = [];
   const lower = 0.9 * flooderPerSecond * options.seconds;
   const upper = 1.1 * (flooderPerSecond * floodSeconds + flooderLimit.burst);
   const admitted = floodTally.admitted;
-  if (admitted < lower || admitted > upper)
-    problems.push(
-      `flooder admitted ${admitted}, outside [${lower.toFixed(0)}, ${upper.toFixed(0)}]`,
-    );
   const perAdmitted = admitted === 0 ? Infinity : during.limiter.writeUnits / admitted;
-  if (perAdmitted > 0.1)
-    problems.push(
-      `the limiter wrote ${perAdmitted.toFixed(3)} units per admitted request of the flood (> 0.1)`,
-    );
   // A key seen at a trickle by every container leases a token or two at a time: its tickets
   // lapse soon after the bucket gives their tokens back (docs/rate-limits.md, "Accuracy"). What
   // bounds it is that a lease admits its request: never more than a write per admission.
   const steadyPerAdmitted =
     steadyTally.admitted === 0 ? Infinity : run.steadyWrites / steadyTally.admitted;
-  if (steadyPerAdmitted > 1)
-    problems.push(
-      `the limiter wrote ${steadyPerAdmitted.toFixed(3)} units per admitted request of the second key (> 1)`,
-    );
-  for (const [name, tally] of [
-    ["flood", floodTally],
-    ["second key", steadyTally],
-    ["outage", outageTally],
-  ] as const) {
-    if (Object.keys(tally.other).length > 0)
-      problems.push(`${name}: unexpected answers ${JSON.stringify(tally.other)}`);
-    if (tally.badRetryAfter > 0)
-      problems.push(`${name}: ${tally.badRetryAfter} 429s without a valid Retry-After`);
-    if (tally.missingFields > 0)
-      problems.push(`${name}: ${tally.missingFields} answers without RateLimit fields`);
-  }
-  if (steadyTally.admitted !== steadyTally.sent)
-    problems.push(`second key: ${steadyTally.admitted} of ${steadyTally.sent} succeeded`);
-  if (outageTally.admitted === 0) problems.push("outage: nothing was admitted (no fail open)");
-  if (run.failOpenMetric === 0) problems.push("outage: no RateLimitFailOpen metric was written");
-  if (stored.categories !== stored.created || stored.flooderRecords !== stored.created)
-    problems.push(
-      `stored ${stored.categories} categories and ${stored.flooderRecords} idempotency records for ${stored.created} 201s`,
-    );
   const fiveHundreds = Object.entries(outageTally.other)
     .filter(([status]) => Number(status) >= 500)
     .reduce((sum, [, count]) => sum + count, 0);
-  return {
-    ok: problems.length === 0,
-    problems,
-    engine: options.engine,
-    flood: {
-      seconds: Math.round(floodSeconds * 10) / 10,
-      admitted,
-      limited: floodTally.limited,
-      sent: floodTally.sent,
-      bounds: [Math.ceil(lower), Math.floor(upper)] as const,
-      limiterWriteUnits: during.limiter.writeUnits,
-      limiterReadUnits: during.limiter.readUnits,
-      limiterRefusedWrites: during.limiter.refusedWrites,
-      writeUnitsPerAdmitted: Math.round(perAdmitted * 10_000) / 10_000,
-      requestWriteUnitsPerCreate:
-        floodTally.created === 0
-          ? 0
-          : Math.round((during.requests.writeUnits / floodTally.created) * 100) / 100,
-    },
-    steady: {
-      sent: steadyTally.sent,
-      succeeded: steadyTally.admitted,
-      latency: latencyOf(steadyTally.latencyMs),
-      limiterWriteUnits: run.steadyWrites,
-      writeUnitsPerAdmitted: Math.round(steadyPerAdmitted * 10_000) / 10_000,
-    },
-    outage: {
-      seconds: options.outageSeconds,
-      sent: outageTally.sent,
-      admitted: outageTally.admitted,
-      limited: outageTally.limited,
-      fiveHundreds,
-      bucketCallsRefused: run.bucketCallsRefused,
-      failOpenMetric: run.failOpenMetric,
-    },
-    stored,
+  const flood = {
+    seconds: Math.round(floodSeconds * 10) / 10,
+    admitted,
+    limited: floodTally.limited,
+    sent: floodTally.sent,
+    bounds: [Math.ceil(lower), Math.floor(upper)] as const,
+    /** The limiter's units on the flooding key's bucket. */
+    limiterWriteUnits: during.limiter.writeUnits,
+    limiterReadUnits: during.limiter.readUnits,
+    limiterRefusedWrites: during.limiter.refusedWrites,
+    writeUnitsPerAdmitted: Math.round(perAdmitted * 10_000) / 10_000,
+    requestWriteUnitsPerCreate:
+      floodTally.created === 0
+        ? 0
+        : Math.round((during.requests.writeUnits / floodTally.created) * 100) / 100,
   };
+  const steady = {
+    sent: steadyTally.sent,
+    succeeded: steadyTally.admitted,
+    latency: latencyOf(steadyTally.latencyMs),
+    /** The limiter's write units on the second key's bucket over the whole run. */
+    limiterWriteUnits: run.steadyWrites,
+    writeUnitsPerAdmitted: Math.round(steadyPerAdmitted * 10_000) / 10_000,
+  };
+  const outage = {
+    seconds: options.outageSeconds,
+    sent: outageTally.sent,
+    admitted: outageTally.admitted,
+    limited: outageTally.limited,
+    fiveHundreds,
+    bucketCallsRefused: run.bucketCallsRefused,
+    failOpenMetric: run.failOpenMetric,
+  };
+  const phases = [
+    ["flood", floodTally],
+    ["second key", steadyTally],
+    ["outage", outageTally],
+  ] as const;
+  /** Per phase, what `count` finds in its tally, or "none". */
+  const perPhase = (count: (tally: Tally) => string | number): string =>
+    phases
+      .map(([name, tally]) => [name, count(tally)] as const)
+      .filter(([, found]) => found !== "" && found !== 0)
+      .map(([name, found]) => `${name} ${found}`)
+      .join(", ") || "none";
+  const checks = [
+    check(
+      "flooder",
+      admitted >= lower && admitted <= upper,
+      `${admitted} admitted of ${flood.sent} in ${flood.seconds} s ` +
+        `(bounds [${flood.bounds[0]}, ${flood.bounds[1]}]), ${flood.limited} answered 429`,
+    ),
+    check(
+      "flooder's bucket",
+      perAdmitted <= 0.1,
+      `${flood.writeUnitsPerAdmitted} write units per admitted request (at most 0.1): ` +
+        `${flood.limiterWriteUnits} (${flood.limiterRefusedWrites} refused conditions), ${flood.limiterReadUnits} ` +
+        `read units; the creates' own ${flood.requestWriteUnitsPerCreate} per create`,
+    ),
+    check(
+      "second key",
+      steadyTally.admitted === steadyTally.sent,
+      `${steady.succeeded} of ${steady.sent} succeeded at ${steadyPerSecond}/s (${steadyLimit.rate}), ` +
+        `p50 ${steady.latency.p50} ms, p99 ${steady.latency.p99} ms, max ${steady.latency.max} ms`,
+    ),
+    check(
+      "second's bucket",
+      steadyPerAdmitted <= 1,
+      `${steady.writeUnitsPerAdmitted} write units per admitted request (at most 1): ${steady.limiterWriteUnits}`,
+    ),
+    check(
+      "other answers",
+      phases.every(([, tally]) => Object.keys(tally.other).length === 0),
+      perPhase((tally) =>
+        Object.entries(tally.other)
+          .map(([status, n]) => `${n} × ${status}`)
+          .join(" "),
+      ),
+    ),
+    check(
+      "Retry-After",
+      phases.every(([, tally]) => tally.badRetryAfter === 0),
+      `${perPhase((tally) => tally.badRetryAfter)} (429s without a whole second, at least 1)`,
+    ),
+    check(
+      "RateLimit fields",
+      phases.every(([, tally]) => tally.missingFields === 0),
+      `${perPhase((tally) => tally.missingFields)} (answers without both)`,
+    ),
+    check(
+      "outage",
+      outage.admitted > 0,
+      `${outage.seconds} s: ${outage.admitted} admitted, ${outage.limited} refused by containers ` +
+        `that knew, ${outage.fiveHundreds} 5xx; ${outage.bucketCallsRefused} bucket calls failed`,
+    ),
+    check(
+      "fail-open metric",
+      outage.failOpenMetric > 0,
+      `RateLimitFailOpen ${outage.failOpenMetric}`,
+    ),
+    check(
+      "stored",
+      stored.categories === stored.created && stored.flooderRecords === stored.created,
+      `${stored.categories} categories and ${stored.flooderRecords} idempotency records for ${stored.created} 201s`,
+    ),
+  ];
+  return { ...verdictOf(checks), engine: options.engine, flood, steady, outage, stored, checks };
 }
 
 export function formatReport(report: AbuseReport): string {
-  const { flood, steady, outage, stored } = report;
-  return [
-    `store: ${report.engine}`,
-    `flooder (${flooderLimit.rate}, burst ${flooderLimit.burst}): ${flood.admitted} admitted of ${flood.sent} in ${flood.seconds} s ` +
-      `(bounds [${flood.bounds[0]}, ${flood.bounds[1]}]), ${flood.limited} answered 429`,
-    `limiter on the flooder's bucket: ${flood.limiterWriteUnits} write units (${flood.limiterRefusedWrites} of them refused conditions), ` +
-      `${flood.limiterReadUnits} read units: ${flood.writeUnitsPerAdmitted} write units per admitted request ` +
-      `(the creates' own: ${flood.requestWriteUnitsPerCreate} per create)`,
-    `second key (${steadyLimit.rate}) at ${steadyPerSecond}/s: ${steady.succeeded} of ${steady.sent} succeeded, ` +
-      `p50 ${steady.latency.p50} ms, p99 ${steady.latency.p99} ms, max ${steady.latency.max} ms; ` +
-      `its bucket ${steady.limiterWriteUnits} write units, ${steady.writeUnitsPerAdmitted} per admitted request`,
-    `bucket outage (${outage.seconds} s): ${outage.admitted} admitted, ${outage.limited} refused by containers that knew, ` +
-      `${outage.fiveHundreds} 5xx; ${outage.bucketCallsRefused} bucket calls failed; RateLimitFailOpen metric ${outage.failOpenMetric}`,
-    `stored: ${stored.categories} categories and ${stored.flooderRecords} idempotency records for ${stored.created} 201s (nothing for any 429)`,
-    verdict(report.problems, "the limit held, the second key was served, nothing stored for a 429"),
-  ].join("\n");
+  const head = [
+    `${serverCount} servers on one ${report.engine} store; flooder ${flooderLimit.rate}, burst ${flooderLimit.burst}`,
+  ];
+  return reportText(
+    head,
+    report.checks,
+    "the limit held, the second key was served, nothing stored for a 429",
+  );
 }

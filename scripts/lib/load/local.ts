@@ -2,7 +2,7 @@
  * What every scenario of `npm run load` shares: local servers (scripts/start.ts in child
  * processes, the bundles that ship, as `npm start` runs them after building) on one embedded
  * store of the run's own, reached directly or through the store meter (local/storeMeter.ts), and
- * the verdict line a report ends with.
+ * the printed form of a report: its checks and the verdict.
  */
 import type { DynamoDb } from "../../../lib/dynamodb.ts";
 import type { StoreEngine } from "../../../local/embeddedDynamo.ts";
@@ -61,7 +61,39 @@ export async function concurrently(workers: number, work: () => Promise<void>): 
   await Promise.all(Array.from({ length: workers }, work));
 }
 
-/** A report's last line: the scenario's claim when nothing failed, else what did. */
-export function verdict(problems: readonly string[], claim: string): string {
-  return problems.length === 0 ? `PASS: ${claim}` : `FAIL: ${problems.join("; ")}`;
+/** One line of a report: what was checked, whether it held (undefined: a figure), what was found. */
+export interface Check {
+  readonly name: string;
+  readonly ok: boolean | undefined;
+  readonly found: string;
+}
+
+export const check = (name: string, ok: boolean | undefined, found: string): Check => ({
+  name,
+  ok,
+  found,
+});
+
+/** Whether every check held, and what did not (the JSON line's and the exit status's). */
+export function verdictOf(checks: readonly Check[]): { ok: boolean; failed: string[] } {
+  const failed = checks.filter((check) => check.ok === false).map((check) => check.name);
+  return { ok: failed.length === 0, failed };
+}
+
+/**
+ * A report as a person reads it: the scenario's own lines, one line per check with what it found,
+ * and a last line with the verdict (the scenario's claim, or what failed).
+ */
+export function reportText(
+  head: readonly string[],
+  checks: readonly Check[],
+  claim: string,
+): string {
+  const { failed } = verdictOf(checks);
+  return [
+    ...head,
+    "checks",
+    ...checks.map((check) => `  ${check.name.padEnd(16)} ${check.found}`),
+    failed.length === 0 ? `PASS: ${claim}` : `FAIL: ${failed.join(", ")}`,
+  ].join("\n");
 }
