@@ -85,7 +85,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
 
   // The limiter's leases (lib/rateLimit/) ride on the same store but are not the category path
   // these faults test: a fault there fails open by design (test/http/rateLimit.test.ts,
-  // npm run abuse), so they pass through and stay out of `seen`.
+  // npm run load -- --scenario abuse), so they pass through and stay out of `seen`.
   let limiterCalls = 0;
   let slowAnswered = 0;
   const store = await startStoreProxy(target, async ({ operation, body }, forward) => {
