@@ -79,14 +79,6 @@ function record(tally: Tally, answer: Answer, started: number, success: number):
   if (!answer.headers["ratelimit-policy"] || !answer.headers.ratelimit) tally.missingFields += 1;
 }
 
-const snapshot = (units: Units): Units => ({ ...units });
-const noUnits: Units = { writeUnits: 0, readUnits: 0, calls: 0, refusedWrites: 0 };
-const minus = (a: Units, b: Units): Units => ({
-  writeUnits: a.writeUnits - b.writeUnits,
-  readUnits: a.readUnits - b.readUnits,
-  calls: a.calls - b.calls,
-  refusedWrites: a.refusedWrites - b.refusedWrites,
-});
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
@@ -159,6 +151,17 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
         `burst ${flooderLimit.burst} from ${options.connections} connections for ${options.seconds} s, ` +
         `a second key (${steadyLimit.rate}) at ${steadyPerSecond}/s, then a ${options.outageSeconds} s outage of the buckets`,
     );
+    // The run's units only, not those of the servers' start or the keys' issue.
+    meter.reset();
+    /** A copy of the units so far on a key's bucket. */
+    const bucketUnits = ({ record }: typeof flooder): Units => ({
+      ...(meter.buckets.get(partitions.rateLimit(record.bucket ?? record.keyId)) ?? {
+        writeUnits: 0,
+        readUnits: 0,
+        calls: 0,
+        refusedWrites: 0,
+      }),
+    });
     const steadyTally = newTally();
     const start = performance.now();
     const floodEnd = start + options.seconds * 1000;
@@ -183,16 +186,10 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
       }
     })();
 
-    const flooderBucket = partitions.rateLimit(flooder.record.bucket ?? flooder.record.keyId);
-    const bucketUnits = (pk: string): Units => snapshot(meter.buckets.get(pk) ?? noUnits);
-    const before = { limiter: bucketUnits(flooderBucket), requests: snapshot(meter.requests) };
     const floodTally = newTally();
     await flood(floodTally, floodEnd, options.connections);
     const floodSeconds = (performance.now() - start) / 1000;
-    const during = {
-      limiter: minus(bucketUnits(flooderBucket), before.limiter),
-      requests: minus(meter.requests, before.requests),
-    };
+    const during = { limiter: bucketUnits(flooder), requests: { ...meter.requests } };
     log(`abuse: flood done, ${floodTally.admitted} admitted, ${floodTally.limited} refused`);
 
     await sleep(Math.max(0, outageStart - performance.now()));
@@ -204,9 +201,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     await Promise.all(steadyRequests);
     for (const agent of agents) agent.destroy();
     await sleep(300); // the metric lines trail the answers
-    const steadyWrites = bucketUnits(
-      partitions.rateLimit(steady.record.bucket ?? steady.record.keyId),
-    ).writeUnits;
+    const steadyWrites = bucketUnits(steady).writeUnits;
 
     const categories = (await new CategoryStore(db, localTableName).list(soon())).length;
     const flooderRecords = (
