@@ -1,6 +1,6 @@
 /**
  * The store's own figures for the calls made through the project's one store proxy
- * (./storeProxy.ts), for the bench (bench/proxy.ts) and the abuse run (scripts/lib/abuse/run.ts):
+ * (./storeProxy.ts), for the bench (bench/proxy.ts) and the abuse run (scripts/lib/load/abuse.ts):
  * every call gets ReturnConsumedCapacity=TOTAL and the units the store's answer reports are
  * summed (dynalite counts them as DynamoDB documents: 4 KB per consistent read unit, 1 KB per
  * write unit), so no figure rests on a hand count. Dynalite checks a signature's form, not its
