@@ -6,7 +6,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { requiredScope } from "../../lib/routes.ts";
 import type { FunctionSpec } from "../../local/template.ts";
 import { functionsOf, projectRoot, routesOf } from "../../local/template.ts";
 import { declaredFor } from "../../scripts/build.ts";
@@ -117,15 +116,6 @@ describe("a function checks the scope openapi.yaml declares for its routes, writ
     const both = spec("listCategories", ["GET /v1/categories", "POST /v1/categories"]);
     expect(() => declaredFor(both)).toThrow(
       "openapi.yaml: the routes of listCategories need categories:read and categories:write",
-    );
-  });
-
-  it("a function built without a scope fails as it loads, naming what is missing", () => {
-    expect(() => requiredScope({ routes: {} }, { operation: "listCategories" })).toThrow(
-      "openapi.yaml declares no x-required-scope for listCategories's routes",
-    );
-    expect(requiredScope({ routes: {}, scope: "categories:read" }, { operation: "x" })).toBe(
-      "categories:read",
     );
   });
 });
