@@ -1,9 +1,21 @@
+import type { Scope } from "./scopes.ts";
+
 /**
  * The route table, as declared by infra/template.yaml (the single source of routes): for each
  * path pattern, the methods served there. The fallback function uses it to tell "no such path"
  * (404) from "known path, other method" (405, with Allow).
  */
 export type RouteTable = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * What a function's bundle is told of the declarations (scripts/build.ts injects it, the tests'
+ * harness passes the same): the routes the functions serve, and the scope its own operation needs
+ * (openapi.yaml's `x-required-scope`; none for the fallback, whose routes need only a valid key).
+ */
+export interface Declared {
+  readonly routes: RouteTable;
+  readonly scope?: Scope;
+}
 
 export type FallbackDecision =
   | { readonly kind: "not_found" }
@@ -47,4 +59,19 @@ export function routeTableOf(routeKeys: readonly string[]): RouteTable {
     (table[path] ??= []).push(method);
   }
   return table;
+}
+
+/**
+ * The scope an operation's function checks: the declared one. A function built without one
+ * (openapi.yaml lost its `x-required-scope`) fails as it loads, never serving unchecked.
+ */
+export function requiredScope(
+  declared: Declared,
+  function_: { readonly operation: string },
+): Scope {
+  if (declared.scope === undefined)
+    throw new Error(
+      `openapi.yaml declares no x-required-scope for ${function_.operation}'s routes`,
+    );
+  return declared.scope;
 }

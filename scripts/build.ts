@@ -3,10 +3,13 @@
  * infra/template.yaml, at the template's CodeUri (dist/<function>/index.mjs), with a source map.
  * This is the only bundler configuration; `sam deploy` ships these folders as they are.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { build } from "esbuild";
 import type { BuildOptions } from "esbuild";
+import { parse } from "yaml";
+import type { Declared } from "../lib/routes.ts";
+import { isScope } from "../lib/scopes.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import {
   functionsOf,
@@ -36,6 +39,36 @@ export const lambdaBundleOptions = {
   },
 } satisfies BuildOptions;
 
+/**
+ * What a function is told of the declarations: the routes the functions serve (the template's)
+ * and the scope its own routes need, as openapi.yaml says (`x-required-scope`): one for all of
+ * them, or none (the fallback's routes need only a valid key). The build and the tests' harness
+ * read it here, so a scope is written once, in openapi.yaml.
+ */
+export function declaredFor(
+  spec: FunctionSpec,
+  functions: readonly FunctionSpec[] = functionsOf(),
+): Declared {
+  const document = parse(readFileSync(resolve(projectRoot, "openapi.yaml"), "utf8")) as {
+    paths: Record<string, Record<string, { "x-required-scope"?: string }>>;
+  };
+  const scopes = new Set(
+    spec.routeKeys.flatMap((routeKey) => {
+      // openapi.yaml's paths are relative to its server, whose address ends in /v1.
+      const [method = "", path = ""] = routeKey.split(" ");
+      const operation = document.paths[path.replace(/^\/v1\//, "/")]?.[method.toLowerCase()];
+      const scope = operation?.["x-required-scope"];
+      return scope === undefined ? [] : [scope];
+    }),
+  );
+  const [scope, other] = [...scopes];
+  if (other !== undefined || (scope !== undefined && !isScope(scope)))
+    throw new Error(
+      `openapi.yaml: the routes of ${spec.name} need ${[...scopes].join(" and ")}; a function's routes need one known scope`,
+    );
+  return { routes: servedRoutes(functions), ...(scope !== undefined && { scope }) };
+}
+
 /** The esbuild options of each function's bundle (also used by `npm run dev`'s watch). */
 export function functionBuilds(): { name: string; outfile: string; options: BuildOptions }[] {
   const functions = functionsOf();
@@ -55,7 +88,7 @@ export function functionBuilds(): { name: string; outfile: string; options: Buil
         metafile: true,
         define: {
           __PETSTORE_FUNCTION__: JSON.stringify(spec.name),
-          __PETSTORE_ROUTES__: JSON.stringify(servedRoutes(functions)),
+          __PETSTORE_DECLARED__: JSON.stringify(declaredFor(spec, functions)),
           __PETSTORE_FUNCTIONS__: JSON.stringify(routeFunctions),
         },
       },
@@ -78,7 +111,10 @@ export function bundleIsStale(spec: FunctionSpec): boolean {
   const bundle = resolve(spec.codeDir, spec.handlerFile);
   if (!existsSync(bundle)) return true;
   const builtAt = statSync(bundle).mtimeMs;
-  const sources = [templatePath, resolve(projectRoot, "scripts/build.ts")];
+  const sources = [
+    templatePath,
+    ...["openapi.yaml", "scripts/build.ts"].map((f) => resolve(projectRoot, f)),
+  ];
   for (const dir of ["functions", "lib"]) {
     const root = resolve(projectRoot, dir);
     for (const file of readdirSync(root, { recursive: true, encoding: "utf8" })) {

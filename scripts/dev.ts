@@ -3,7 +3,7 @@
  * every bundle (with the build's own options, scripts/build.ts); the server then serves each
  * function from a fresh container (a new module instance of the new bundle), with no restart:
  * the store, the port and the API key stay. A change to infra/template.yaml (routes, functions)
- * still needs a restart.
+ * or to openapi.yaml's scopes (the build injects them) still needs a restart.
  *
  * One save is one line: `[dev] … rebuilt; serving the new code`, or esbuild's errors once and one
  * `rebuild failed` line. The folders are watched here (node:fs's recursive watch), not by esbuild's

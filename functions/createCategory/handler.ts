@@ -15,15 +15,18 @@ import {
   requireScope,
 } from "../../lib/middleware.ts";
 import { parseNewCategory } from "../../lib/category.ts";
+import type { Declared } from "../../lib/routes.ts";
+import { requiredScope } from "../../lib/routes.ts";
+import type { Scope } from "../../lib/scopes.ts";
 
 /**
  * POST /v1/categories: validates a NewCategory and stores it under the next id; with an
  * Idempotency-Key, a repeat replays the first answer instead of creating again.
  */
-export function createCategoryHandler(deps: CreateCategoryDeps): ServiceHandler {
+export function createCategoryHandler(deps: CreateCategoryDeps, scope: Scope): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
-    .use(requireScope("categories:write"))
+    .use(requireScope(scope))
     .use(jsonRequestBody())
     .handler<HttpEvent, HttpResponse>(async (event, context) => {
       // The JSON body parser has replaced the text with the parsed value: validate it as unknown.
@@ -54,6 +57,6 @@ export function createCategoryHandler(deps: CreateCategoryDeps): ServiceHandler 
 }
 
 /** The function as its index.ts and the tests build it (test/functions/harness.ts). */
-export function build(options: DepsOptions): ServiceHandler {
-  return createCategoryHandler(createCategoryDeps(options));
+export function build(options: DepsOptions, declared: Declared): ServiceHandler {
+  return createCategoryHandler(createCategoryDeps(options), requiredScope(declared, options));
 }

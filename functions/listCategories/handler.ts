@@ -7,15 +7,18 @@ import { isNotModified } from "../../lib/http/conditional.ts";
 import type { HttpEvent, HttpResponse } from "../../lib/http/message.ts";
 import type { ServiceContext, ServiceHandler, ServiceResult } from "../../lib/middleware.ts";
 import { authenticatedService, deadlineOf, requireScope } from "../../lib/middleware.ts";
+import type { Declared } from "../../lib/routes.ts";
+import { requiredScope } from "../../lib/routes.ts";
+import type { Scope } from "../../lib/scopes.ts";
 
 /**
  * GET /v1/categories: every category, in id order, from the container's list cache; 304 when
  * If-None-Match names the current version's tag, decided from the list's first read alone.
  */
-export function listCategoriesHandler(deps: ListCategoriesDeps): ServiceHandler {
+export function listCategoriesHandler(deps: ListCategoriesDeps, scope: Scope): ServiceHandler {
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
-    .use(requireScope("categories:read"))
+    .use(requireScope(scope))
     .handler<HttpEvent, HttpResponse>(async (event, context) => {
       const deadline = deadlineOf(context, deps.now);
       const current = await deps.categoryList.version(deadline);
@@ -28,6 +31,6 @@ export function listCategoriesHandler(deps: ListCategoriesDeps): ServiceHandler 
 }
 
 /** The function as its index.ts and the tests build it (test/functions/harness.ts). */
-export function build(options: DepsOptions): ServiceHandler {
-  return listCategoriesHandler(listCategoriesDeps(options));
+export function build(options: DepsOptions, declared: Declared): ServiceHandler {
+  return listCategoriesHandler(listCategoriesDeps(options), requiredScope(declared, options));
 }

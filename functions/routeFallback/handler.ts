@@ -10,7 +10,7 @@ import type {
   ServiceResult,
 } from "../../lib/middleware.ts";
 import { answerEnvelope, isHttpResponse, keyCheck } from "../../lib/middleware.ts";
-import type { RouteTable } from "../../lib/routes.ts";
+import type { Declared, RouteTable } from "../../lib/routes.ts";
 import { decideFallback } from "../../lib/routes.ts";
 
 /**
@@ -35,8 +35,8 @@ export function routeFallbackHandler(deps: ServiceDeps, routes: RouteTable): Ser
 }
 
 /** The function as its index.ts and the tests build it: the shared parts are all it uses. */
-export function build(options: DepsOptions, routes: RouteTable): ServiceHandler {
-  return routeFallbackHandler(createServiceParts(options), routes);
+export function build(options: DepsOptions, declared: Declared): ServiceHandler {
+  return routeFallbackHandler(createServiceParts(options), declared.routes);
 }
 
 /** `$default`: 404, or 405 with Allow when the path is served with other methods; no key needed. */

@@ -1,8 +1,8 @@
-import type { RouteTable } from "../../lib/routes.ts";
+import type { Declared } from "../../lib/routes.ts";
 import { build } from "./handler.ts";
 
-/** Injected by scripts/build.ts from infra/template.yaml: the function's name, the routes. */
+/** Injected by scripts/build.ts: the function's name in infra/template.yaml, and its declarations. */
 declare const __PETSTORE_FUNCTION__: string;
-declare const __PETSTORE_ROUTES__: RouteTable;
+declare const __PETSTORE_DECLARED__: Declared;
 
-export const handler = build({ operation: __PETSTORE_FUNCTION__ }, __PETSTORE_ROUTES__);
+export const handler = build({ operation: __PETSTORE_FUNCTION__ }, __PETSTORE_DECLARED__);

@@ -4,6 +4,7 @@
  * coding; If-None-Match naming the current tag gets 304 with no body; other answers stay no-store.
  */
 import { describe, expect, it } from "vitest";
+import { scopeOf } from "../support/handlers.ts";
 import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
@@ -16,7 +17,8 @@ const list = async (
 ) => {
   const event = loadEvent("list-ok.json");
   Object.assign(event.headers, headers);
-  return (await harness.invoke(listCategoriesHandler(deps), event)).response;
+  return (await harness.invoke(listCategoriesHandler(deps, scopeOf("listCategories")), event))
+    .response;
 };
 const create = async (name: string) => {
   const event: HttpEvent = loadEvent("create-ok.json");

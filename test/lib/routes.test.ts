@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideFallback, pathMatches, routeTableOf } from "../../lib/routes.ts";
+import { decideFallback, pathMatches, requiredScope, routeTableOf } from "../../lib/routes.ts";
 
 const routes = routeTableOf([
   "GET /v1/categories",
@@ -92,5 +92,16 @@ describe("a method its path serves reaches the fallback only when API Gateway co
       path: "/v1/pets/{petId}",
       allow: ["GET"],
     });
+  });
+});
+
+describe("an operation's function checks the scope it was built with", () => {
+  it("a function built without a scope fails as it loads, naming what is missing", () => {
+    expect(() => requiredScope({ routes: {} }, { operation: "listCategories" })).toThrow(
+      "openapi.yaml declares no x-required-scope for listCategories's routes",
+    );
+    expect(requiredScope({ routes: {}, scope: "categories:read" }, { operation: "x" })).toBe(
+      "categories:read",
+    );
   });
 });

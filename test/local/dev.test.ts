@@ -1,7 +1,7 @@
 /**
  * `npm run dev` serves a change to the code without a restart: same port, same store, same key.
- * It runs in a copy of the project (functions, lib, local, scripts, infra; node_modules linked),
- * so editing a source file never touches the bundles other tests are running.
+ * It runs in a copy of the project (functions, lib, local, scripts, infra, openapi.yaml;
+ * node_modules linked), so editing a source file never touches the bundles other tests run.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -16,7 +16,15 @@ import { createCategory, listCategories } from "../support/client.ts";
 function projectCopy(): string {
   const copy = mkdtempSync(join(tmpdir(), "petstore-dev-"));
   copies.push(copy);
-  for (const entry of ["functions", "lib", "local", "scripts", "infra", "package.json"])
+  for (const entry of [
+    "functions",
+    "lib",
+    "local",
+    "scripts",
+    "infra",
+    "openapi.yaml",
+    "package.json",
+  ])
     cpSync(join(projectRoot, entry), join(copy, entry), { recursive: true });
   symlinkSync(join(projectRoot, "node_modules"), join(copy, "node_modules"));
   return copy;

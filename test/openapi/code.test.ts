@@ -1,12 +1,14 @@
 /**
  * openapi.yaml agrees with the code: its Error codes are lib/errors.ts's ErrorCode, every
  * (status, code) pair lib/errors.ts can answer is documented somewhere, and its routes are
- * exactly those infra/template.yaml serves.
+ * exactly those infra/template.yaml serves; each function checks the scope it declares.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot, routesOf } from "../../local/template.ts";
+import type { FunctionSpec } from "../../local/template.ts";
+import { functionsOf, projectRoot, routesOf } from "../../local/template.ts";
+import { declaredFor } from "../../scripts/build.ts";
 import type { ObservedResponse } from "../support/openapi.ts";
 import { assertMatchesOpenApi } from "../support/openapi.ts";
 import type { JsonObject } from "../support/openapiDocument.ts";
@@ -86,5 +88,34 @@ describe("openapi.yaml documents what the code answers", () => {
       .filter((key) => key !== "$default")
       .map((key) => key.replace(" /v1/", " /"));
     expect([...documentedRoutes()].sort()).toEqual([...served].sort());
+  });
+});
+
+describe("a function checks the scope openapi.yaml declares for its routes, written nowhere else", () => {
+  const spec = (name: string, routeKeys: readonly string[]): FunctionSpec => {
+    const found = functionsOf().find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no function ${name}`);
+    return { ...found, routeKeys };
+  };
+
+  it("each function is told its routes' x-required-scope, the fallback none", () => {
+    const { paths } = loadOpenApi() as { paths: Record<string, Record<string, JsonObject>> };
+    for (const fn of functionsOf()) {
+      const scopes = fn.routeKeys.flatMap((routeKey) => {
+        const [method = "", path = ""] = routeKey.split(" ");
+        const scope =
+          paths[path.replace("/v1/", "/")]?.[method.toLowerCase()]?.["x-required-scope"];
+        return scope === undefined ? [] : [scope];
+      });
+      expect(declaredFor(fn).scope, fn.name).toBe(scopes[0]);
+    }
+    expect(declaredFor(spec("routeFallback", ["$default"])).scope).toBeUndefined();
+  });
+
+  it("the build refuses a function whose routes need different scopes", () => {
+    const both = spec("listCategories", ["GET /v1/categories", "POST /v1/categories"]);
+    expect(() => declaredFor(both)).toThrow(
+      "openapi.yaml: the routes of listCategories need categories:read and categories:write",
+    );
   });
 });

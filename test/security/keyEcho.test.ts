@@ -7,6 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { scopeOf } from "../support/handlers.ts";
 import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
 import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
 import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
@@ -55,7 +56,10 @@ describe("no error message carries 8 or more characters of the presented key in 
   it("whatever part of the key the request repeats, and wherever", async () => {
     const { db, tableName } = harness.table();
     const { apiKey } = await new ApiKeyStore(db, tableName).issue("echo", Date.now() + 10_000);
-    const create = createCategoryHandler(harness.deps(createCategoryDeps));
+    const create = createCategoryHandler(
+      harness.deps(createCategoryDeps),
+      scopeOf("createCategory"),
+    );
     const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
     const fallback = routeFallbackHandler(harness.deps(createServiceParts), routes);
     const piece = fc

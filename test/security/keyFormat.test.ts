@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { scopeOf } from "../support/handlers.ts";
 import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { generateKey } from "../../lib/keyFormat.ts";
@@ -58,7 +59,10 @@ async function listWith(
   const event: HttpEvent = loadEvent("list-ok.json");
   event.headers.authorization = `Bearer ${key}`;
   proxy.label = label;
-  const response = await listCategoriesHandler(deps)(event, lambdaContext("listCategories", 10));
+  const response = await listCategoriesHandler(deps, scopeOf("listCategories"))(
+    event,
+    lambdaContext("listCategories", 10),
+  );
   proxy.label = "setup";
   const mine = proxy.calls.filter((call) => call.label === label);
   const calls = mine.map((c) => c.operation);
@@ -128,7 +132,7 @@ async function keyReadsOf(tokens: readonly string[], stage: string): Promise<num
     env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage },
     sink: () => undefined,
   });
-  const handler = listCategoriesHandler(deps);
+  const handler = listCategoriesHandler(deps, scopeOf("listCategories"));
   proxy.label = label;
   for (const token of tokens) {
     const event: HttpEvent = loadEvent("list-ok.json");
