@@ -69,7 +69,8 @@ class Container {
   readonly generation: number;
   readonly #worker: Worker;
   #pending: ((settled: Settled) => void) | undefined;
-  #reaper: NodeJS.Timeout | undefined;
+  /** Ends the container once it has been idle for the pool's idle time. */
+  reaper: NodeJS.Timeout | undefined;
   dead = false;
   /** The cold start, until the first invocation reports it. */
   initMs: number | undefined;
@@ -165,15 +166,6 @@ class Container {
     });
   }
 
-  idle(reap: () => void, idleMs: number): void {
-    this.#reaper = setTimeout(reap, idleMs).unref();
-  }
-
-  claim(): this {
-    clearTimeout(this.#reaper);
-    return this;
-  }
-
   #settle(settled: Settled): void {
     const done = this.#pending;
     this.#pending = undefined;
@@ -182,7 +174,7 @@ class Container {
 
   async stop(): Promise<void> {
     this.dead = true;
-    clearTimeout(this.#reaper);
+    clearTimeout(this.reaper);
     await this.#worker.terminate();
   }
 }
@@ -308,7 +300,8 @@ export class FunctionPool {
 
   #claim(): Promise<Container> | undefined {
     const idle = this.#idle.pop();
-    if (idle) return Promise.resolve(idle.claim());
+    clearTimeout(idle?.reaper);
+    if (idle) return Promise.resolve(idle);
     if (this.size < this.concurrency) return Promise.resolve(this.#start());
     if (this.#options.overflow !== "queue") return undefined;
     return new Promise((handed) => this.#waiting.push(handed));
@@ -341,10 +334,9 @@ export class FunctionPool {
       return;
     }
     this.#idle.push(container);
-    container.idle(() => {
-      if (this.size <= (this.#options.warm ?? 0)) return;
-      this.#forget(container);
-    }, this.#options.idleMs ?? defaultIdleMs);
+    container.reaper = setTimeout(() => {
+      if (this.size > (this.#options.warm ?? 0)) this.#forget(container);
+    }, this.#options.idleMs ?? defaultIdleMs).unref();
   }
 
   #forget(container: Container): void {

@@ -190,6 +190,14 @@ describe("idle containers are reaped after the idle time, down to the ones kept 
       expect(next.report?.initMs !== undefined).toBe(warm === 0);
     }
   });
+
+  it("never reaps a container while it runs an invocation longer than the idle time", async () => {
+    const { pool } = poolOf({}, { idleMs: 50 });
+    await pool.invoke({});
+    const held = await pool.invoke({ holdMs: 300 });
+    expect(seen(held).invocations).toBe(2);
+    expect(held.report?.containerId).toBe(1);
+  });
 });
 
 describe("Lambda's START, END and REPORT lines in the function's LogFormat", () => {
