@@ -130,7 +130,7 @@ describe("401 unauthorized: missing, not Bearer, or a key that is unknown", () =
 });
 
 describe("404 not_found and 405 method_not_allowed come first and need no key", () => {
-  it.each(["/", "/v1", "/v1/categories/1", "/v2/categories", "/v1/pets", "/categories"])(
+  it.each(["/", "/v1", "/v1/categories/1/x", "/v2/categories", "/v1/pets", "/categories"])(
     "%s → 404",
     async (path) => {
       expect(await send(url, { path, key: null })).toBeApiError(404, "not_found");
