@@ -84,7 +84,7 @@ describe("template routes", () => {
     "/",
     "/v1",
     "/v1/",
-    "/v1/categories/1",
+    "/v1/categories/1/x",
     "/v1/categories/",
     "/v1/pets",
     "/v1/pets/1/photos",
