@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import type { HttpEvent } from "../../../lib/http/message.ts";
+import { routesOf } from "../../../local/template.ts";
 import { loadEvent } from "../../functions/harness.ts";
 import { bodyArb } from "./bodies.ts";
 import type { BodyCase } from "./bodyCase.ts";
@@ -13,18 +14,18 @@ import type { Common } from "./handlerEvents.ts";
 import { commonArbs, withBody } from "./handlerEvents.ts";
 import type { HostileHandlers } from "./handlerRig.ts";
 
-const servedRoutes = new Set([
-  "GET /v1/categories",
-  "POST /v1/categories",
-  "GET /v1/pets/{petId}",
-  "GET /v1/store/orders",
-]);
-/** The template's paths, matched independently of lib/routes.ts. */
+/** The routes the template serves, `$default` aside (infra/template.yaml, the declaration). */
+const servedRoutes = new Set([...routesOf().keys()].filter((routeKey) => routeKey !== "$default"));
+/**
+ * Each served path as a pattern, with the methods served there in the template's order (the
+ * `Allow` of a 405): matched here independently of lib/routes.ts.
+ */
 export const knownPaths: readonly { readonly pattern: RegExp; readonly allow: string }[] = [
-  { pattern: /^\/v1\/categories$/, allow: "GET, POST" },
-  { pattern: /^\/v1\/pets\/[^/]+$/, allow: "GET" },
-  { pattern: /^\/v1\/store\/orders$/, allow: "GET" },
-];
+  ...Map.groupBy([...servedRoutes], (routeKey) => routeKey.split(" ")[1] ?? "").entries(),
+].map(([path, routeKeys]) => ({
+  pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
+  allow: routeKeys.map((routeKey) => routeKey.split(" ")[0]).join(", "),
+}));
 
 /** A path segment: URL-safe, any text, the key itself, or something key-shaped. */
 function segmentArb(key: string): fc.Arbitrary<string> {
