@@ -32,6 +32,9 @@ const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer();
+  // An item route (a `{param}`, made concrete as 1 below) answers its success only for an item
+  // that exists: category 1.
+  expect((await call("POST", "/v1/categories")).status).toBe(201);
 });
 afterAll(async () => {
   await server.stop();
