@@ -26,7 +26,7 @@ import { quietFunctionOutput, requestLine } from "./requestLines.ts";
 import type { LogFormat } from "./requestLines.ts";
 import { assertStoreFree } from "./storeLock.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
-import { functionsOf, templateFunctionEnv } from "./template.ts";
+import { servedFunctions, templateFunctionEnv } from "./template.ts";
 
 export interface LocalServerOptions {
   readonly port?: number;
@@ -97,7 +97,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const text = options.logFormat === "text";
     const output = text ? quietFunctionOutput(processOutput) : processOutput;
     // The functions behind routes: the pre-traffic hook (none) is never reached through the gateway.
-    const served = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+    const served = servedFunctions();
     const pools = new Map(
       served.map((spec) => {
         const settings = { ...options.pool, output, lambdaLines: !text };

@@ -207,6 +207,11 @@ export function functionsOf(template: Template = loadTemplate()): FunctionSpec[]
     });
 }
 
+/** The functions behind the API's routes (the deploy hook, for one, serves none). */
+export function servedFunctions(template: Template = loadTemplate()): FunctionSpec[] {
+  return functionsOf(template).filter((spec) => spec.routeKeys.length > 0);
+}
+
 /**
  * The routes the functions serve, `$default` aside, by path (lib/routes.ts): what the route
  * fallback tells 404 from 405 with. scripts/build.ts injects it into the bundles.

@@ -13,7 +13,7 @@ import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { FunctionPool } from "../../local/functionPool.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../../local/functionEnv.ts";
-import { functionsOf } from "../../local/template.ts";
+import { servedFunctions } from "../../local/template.ts";
 import type { FaultProxy } from "../support/faultProxy.ts";
 import { startFaultProxy } from "../support/faultProxy.ts";
 import type { EmfDocument } from "../support/emf.ts";
@@ -53,7 +53,7 @@ async function start(): Promise<void> {
     stdout: (text: string) => stdout.push(...text.split("\n").filter(Boolean)),
     stderr: () => undefined,
   };
-  for (const spec of functionsOf().filter((candidate) => candidate.routeKeys.length > 0)) {
+  for (const spec of servedFunctions()) {
     hosts.set(spec.name, new FunctionPool({ ...spec, timeoutSeconds }, env, { output }));
   }
 }

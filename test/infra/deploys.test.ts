@@ -5,7 +5,7 @@
  * pre-traffic hook passed, and rolls back on the alarms; each stack refuses a foreign account.
  */
 import { describe, expect, it } from "vitest";
-import { functionsOf, loadTemplate } from "../../local/template.ts";
+import { functionsOf, loadTemplate, servedFunctions } from "../../local/template.ts";
 import { stageConfig, stages } from "../../scripts/stages.ts";
 import type { Json, JsonObject } from "../support/cloudFormation.ts";
 import {
@@ -21,7 +21,7 @@ import { transformTemplate } from "../support/samTransform.ts";
 import { nameText, ofType } from "../support/templateResources.ts";
 
 const template = raw(loadTemplate());
-const apiFunctions = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+const apiFunctions = servedFunctions();
 const hook = functionsOf().find((spec) => spec.name === "preTrafficHook");
 const globals = template.Globals.Function;
 const preference = isObject(globals.DeploymentPreference) ? globals.DeploymentPreference : {};

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { functionsOf, projectRoot } from "../../local/template.ts";
+import { projectRoot, servedFunctions } from "../../local/template.ts";
 import { scaled } from "../support/speed.ts";
 
 const children: ChildProcess[] = [];
@@ -109,7 +109,7 @@ describe("npm start's terminal", () => {
       (line) => (JSON.parse(line) as { type?: string }).type,
     );
     // Each served function's container started with the server, then the request.
-    const served = functionsOf().filter((fn) => fn.routeKeys.length > 0);
+    const served = servedFunctions();
     expect(types.filter((type) => type?.startsWith("platform."))).toEqual([
       ...served.map(() => "platform.initReport"),
       "platform.start",

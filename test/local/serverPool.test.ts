@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { defaultConcurrency } from "../../local/functionPool.ts";
-import { functionsOf } from "../../local/template.ts";
+import { servedFunctions } from "../../local/template.ts";
 import { useLocalServer } from "../support/localServer.ts";
 
 // The local default concurrency, throttled past it as Lambda is (the tools' servers queue
@@ -36,7 +36,7 @@ describe("50 lists at once: the pool grows to the concurrency limit and no furth
     const platform = server.platformLines.map((line) => JSON.parse(line) as Platform);
     // The container started with the server reported its init then; every other one, on its
     // first invocation. Only listCategories ran, and the other served functions' start-up ones.
-    const others = functionsOf().filter((fn) => fn.routeKeys.length > 0).length - 1;
+    const others = servedFunctions().length - 1;
     const startedWithServer = platform.filter((line) => line.type === "platform.initReport");
     const cold = platform.filter(
       (line) =>

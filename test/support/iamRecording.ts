@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import type { LocalServer } from "../../local/server.ts";
 import { startLocalServer } from "../../local/server.ts";
-import { functionsOf, routesOf, tableOf } from "../../local/template.ts";
+import { routesOf, servedFunctions, tableOf } from "../../local/template.ts";
 import type { ItemAccess } from "./dynamoAccess.ts";
 import { accessesOf } from "./dynamoAccess.ts";
 import { suggestedValue } from "./iamGrants.ts";
@@ -20,7 +20,7 @@ import { startRecordingProxy } from "./recordingDynamoProxy.ts";
 
 // The functions behind routes. The pre-traffic hook's table calls are cross-checked against its
 // role in test/infra/deployHook.test.ts, which runs it.
-export const apiFunctionSpecs = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+export const apiFunctionSpecs = servedFunctions();
 export const routes = routesOf(apiFunctionSpecs);
 const partitionKey =
   (tableOf().KeySchema as { AttributeName: string; KeyType: string }[]).find(

@@ -4,7 +4,7 @@
  * stage (staging no stricter than production).
  */
 import { describe, expect, it } from "vitest";
-import { functionsOf } from "../../../local/template.ts";
+import { servedFunctions } from "../../../local/template.ts";
 import {
   dimensionsOf,
   metricNames,
@@ -17,7 +17,7 @@ import { asArray, isObject, refOf, text } from "../../support/cloudFormation.ts"
 import { nameText, ofType, template } from "../../support/templateResources.ts";
 
 const alarms = ofType("AWS::CloudWatch::Alarm");
-const apiFunctions = functionsOf().filter((spec) => spec.routeKeys.length > 0);
+const apiFunctions = servedFunctions();
 const [topicId = ""] = ofType("AWS::SNS::Topic").map(([id]) => id);
 const tableId = ofType("AWS::DynamoDB::Table")[0]?.[0] ?? "";
 
