@@ -64,6 +64,13 @@ async function withdrawals(table: Table): Promise<Item[]> {
  * deadline it returns is 400 ms away; past it the clock runs slower by the machine's measured
  * slowness, so the withdrawal's shares of time (80, 150, 200 ms) last as long as on a quiet one.
  */
+/** What `promise` was rejected with (undefined: it was fulfilled). */
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
 function loseThePutsOutcome(): number {
   const deadline = Date.now() + 400;
   clock.slowFrom(deadline);
@@ -79,19 +86,13 @@ describe("the counter hands out ids within JavaScript's safe-integer range, from
     expect(await categories.nextId(soon())).toBe(Number.MAX_SAFE_INTEGER);
   });
 
-  it("refuses an id past the safe-integer range, naming it, and stores no category", async () => {
+  it.each([
+    ["past the safe-integer range, naming it", Number.MAX_SAFE_INTEGER, String(2 ** 53)],
+    ["0 (a counter below zero)", -1, "(0)"],
+  ])("refuses an id %s, and stores no category", async (_, counter, named) => {
     const { categories, table } = await fixture();
-    await table.put(keys.counter("category"), { value: Number.MAX_SAFE_INTEGER }, soon());
-    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow(
-      String(Number.MAX_SAFE_INTEGER + 1),
-    );
-    expect(await categories.list(soon())).toEqual([]);
-  });
-
-  it("never hands out 0 (a counter below zero), and stores no category", async () => {
-    const { categories, table } = await fixture();
-    await table.put(keys.counter("category"), { value: -1 }, soon());
-    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow("(0)");
+    await table.put(keys.counter("category"), { value: counter }, soon());
+    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow(named);
     expect(await categories.list(soon())).toEqual([]);
   });
 });
@@ -101,10 +102,7 @@ describe("a put under an id holding another request's category fails and leaves 
     const { categories, table } = await fixture();
     const first = await categories.create({ name: "dog" }, "r1", soon());
     const version = await listVersion(table);
-    const failure = await categories.put(first.id, { name: "cat" }, "r2", soon()).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await failureOf(categories.put(first.id, { name: "cat" }, "r2", soon()));
     expect(isConditionFailure(failure)).toBe(true);
     const stored = await table.get(keys.resource("category", first.id), soon());
     expect(stored && text(stored, "requestId")).toBe("r1");
@@ -134,12 +132,9 @@ describe("a put under a taken id fails even when the category it met is gone by 
     });
     const client = localClient(between.endpoint);
     try {
-      const failure = await new CategoryStore(client, name)
-        .put(id, { name: "cat" }, "r2", soon())
-        .then(
-          () => undefined,
-          (error: unknown) => error,
-        );
+      const failure = await failureOf(
+        new CategoryStore(client, name).put(id, { name: "cat" }, "r2", soon()),
+      );
       expect(isConditionFailure(failure)).toBe(true);
       // Only dynalite needs the check read (DynamoDB and DynamoDB Local answer ALL_OLD).
       expect(await owner.get(id, soon())).toEqual(checkReads > 0 ? undefined : { id, name: "dog" });
@@ -166,10 +161,7 @@ describe("only a failed condition tells that an earlier attempt landed: any othe
     const id = await categories.nextId(soon());
     await categories.put(id, { name: "dog" }, "r1", soon());
     const huge = { name: "dog", description: "d".repeat(410 * 1024) };
-    const failure = await categories.put(id, huge, "r1", soon()).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await failureOf(categories.put(id, huge, "r1", soon()));
     expect(failure).toBeInstanceOf(DynamoDbError);
     expect(isConditionFailure(failure)).toBe(false);
   });
