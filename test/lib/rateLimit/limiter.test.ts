@@ -7,7 +7,7 @@ import { DynamoDb } from "../../../lib/dynamodb.ts";
 import type { Admission } from "../../../lib/rateLimit/limiter.ts";
 import { graceMs, RateLimiter } from "../../../lib/rateLimit/limiter.ts";
 import type { RateLimit } from "../../../lib/rateLimit/policy.ts";
-import { leaseSize, parseRateLimit } from "../../../lib/rateLimit/policy.ts";
+import { parseRateLimit } from "../../../lib/rateLimit/policy.ts";
 import type { RateLimitBucketRepository } from "../../../lib/repositories/rateLimitBuckets.ts";
 import { RateLimitBucketStore } from "../../../lib/repositories/rateLimitBuckets.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
@@ -599,18 +599,6 @@ describe("containers share one bucket: admitted within the contract's bounds", (
       expect(writes() / admitted).toBeLessThanOrEqual(0.1);
     },
   );
-});
-
-describe("leases are sized from the key's rate", () => {
-  it.each([
-    ["1/min", 5, 1],
-    ["10/s", 20, 5],
-    ["50/s", 100, 25],
-    ["50/s", 40, 20],
-    ["1000/s", 2000, 500],
-  ] as const)("%s burst %i: %i tokens", (rate, burst, size) => {
-    expect(leaseSize(limitOf(rate, burst))).toBe(size);
-  });
 });
 
 /** The window of at least 1 s that holds the most admissions against 1.1 × (rate × t + burst). */

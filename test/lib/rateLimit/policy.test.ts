@@ -115,6 +115,9 @@ describe("a lease is half a second of the key's rate, at least 1, at most half t
     ["1/min", 100, 1],
     ["50/s", 1, 1],
     ["50/s", 3, 1],
+    ["1/min", 5, 1],
+    ["10/s", 20, 5],
+    ["1000/s", 2000, 500],
   ] as const)("%s burst %i: %i tokens", (rate, burst, size) => {
     expect(leaseSize(limitOf(rate, burst))).toBe(size);
   });
