@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { header } from "../../../lib/http/message.ts";
 import { isJsonMediaType, maxRequestBytes, readBodyText } from "../../../lib/http/request.ts";
 
 describe("JSON media types are application/json and application/*+json, with parameters", () => {
@@ -31,14 +30,6 @@ describe("JSON media types are application/json and application/*+json, with par
     "application/json/x",
   ])("refuses %j", (type) => {
     expect(isJsonMediaType(type)).toBe(false);
-  });
-});
-
-describe("headers are read case-insensitively", () => {
-  it("finds API Gateway's lower-case names and hand-written mixed case alike", () => {
-    expect(header({ headers: { authorization: "a" } }, "authorization")).toBe("a");
-    expect(header({ headers: { Authorization: "b" } }, "authorization")).toBe("b");
-    expect(header({ headers: {} }, "authorization")).toBeUndefined();
   });
 });
 
