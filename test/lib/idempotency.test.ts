@@ -354,33 +354,6 @@ describe("the v2 fingerprint is SHA-256 of the canonical JSON: keys sorted, abse
   });
 });
 
-describe("a record is live through the second its ttl names, for the claim and the read alike", () => {
-  it("refuses a claim in the ttl's own second and answers the record as it is, then lets the next second claim it", async () => {
-    const table = await store.newTable();
-    const records = new IdempotencyRecordStore(store.db, table);
-    const ttl = Math.floor(Date.now() / 1000) + 3600;
-    await new Table(store.db, table).put(
-      keys.idempotency("s", "createCategory", "k"),
-      {
-        fingerprint: fingerprintOf(dog),
-        owner: "r1",
-        lockUntil: Date.now() - 60_000,
-        ttl,
-        response: JSON.stringify({ id: 7, ...dog }),
-      },
-      soon(),
-    );
-    const key = recordKey;
-    const claim = { fingerprint: fingerprintOf(dog), owner: "r2", lockUntil: soon() };
-    const lastMoment = ttl * 1000 + 999;
-    expect(await records.claim(key, claim, lastMoment, soon())).toMatchObject({
-      claimed: false,
-      existing: { status: "completed", response: { id: 7, ...dog } },
-    });
-    expect(await records.claim(key, claim, (ttl + 1) * 1000, soon())).toEqual({ claimed: true });
-  });
-});
-
 describe("a claim whose answer was lost is the request's own when its retry is refused", () => {
   it("goes on to create, once, instead of waiting for itself", async () => {
     const { categories, creator } = await fixture();
