@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
 import { parseNewCategory } from "../../lib/category.ts";
+import { controlCharacters } from "./helpers.ts";
 
 function rejection(body: unknown): ApiError {
   try {
@@ -25,11 +26,6 @@ const deceiving = {
 };
 /** A name of nothing anyone sees. */
 const invisibleOnly = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u;
-
-const controlCharacters = [
-  ...Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)),
-  ...Array.from({ length: 0x21 }, (_, i) => String.fromCharCode(0x7f + i)),
-];
 
 describe("the body must be a JSON object", () => {
   it.each([[null], [[]], ["dog"], [42], [true], [undefined]])(

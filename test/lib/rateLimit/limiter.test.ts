@@ -7,12 +7,12 @@ import { DynamoDb } from "../../../lib/dynamodb.ts";
 import type { Admission } from "../../../lib/rateLimit/limiter.ts";
 import { graceMs, RateLimiter } from "../../../lib/rateLimit/limiter.ts";
 import type { RateLimit } from "../../../lib/rateLimit/policy.ts";
-import { parseRateLimit } from "../../../lib/rateLimit/policy.ts";
 import type { RateLimitBucketRepository } from "../../../lib/repositories/rateLimitBuckets.ts";
 import { RateLimitBucketStore } from "../../../lib/repositories/rateLimitBuckets.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 import type { RecordingProxy } from "../../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../../support/recordingDynamoProxy.ts";
+import { limitOf } from "../helpers.ts";
 
 const store = useEmbeddedDynamo();
 let proxy: RecordingProxy | undefined;
@@ -32,12 +32,6 @@ afterAll(async () => {
   client?.close();
   await proxy?.close();
 });
-
-function limitOf(rate: string, burst: number): RateLimit {
-  const limit = parseRateLimit(rate, burst);
-  if (typeof limit === "string") throw new Error(limit);
-  return limit;
-}
 
 /** The i-th container's limiter of a rig. */
 function nth(limiters: readonly RateLimiter[], i: number): RateLimiter {

@@ -4,19 +4,13 @@
  * leases from it.
  */
 import { describe, expect, it } from "vitest";
-import type { RateLimit } from "../../../lib/rateLimit/policy.ts";
 import {
   describeRateLimit,
   intervalMs,
   leaseSize,
   parseRateLimit,
 } from "../../../lib/rateLimit/policy.ts";
-
-function limitOf(rate: string, burst: number | string): RateLimit {
-  const limit = parseRateLimit(rate, burst);
-  if (typeof limit === "string") throw new Error(limit);
-  return limit;
-}
+import { limitOf } from "../helpers.ts";
 
 describe("a rate is <n>/s or <n>/min, kept as written", () => {
   it.each([

@@ -20,6 +20,7 @@ import { localClient } from "../../../local/embeddedDynamo.ts";
 import { startStoreProxy } from "../../../local/storeProxy.ts";
 import { soon, useFaultyStore } from "../../support/dynamo.ts";
 import { scaled, slowingClock } from "../../support/speed.ts";
+import { failureOf } from "../helpers.ts";
 
 /** The repository's and its client's clock: a failed create's withdrawal counts its time on it. */
 const clock = slowingClock();
@@ -64,12 +65,6 @@ async function withdrawals(table: Table): Promise<Item[]> {
  * deadline it returns is 400 ms away; past it the clock runs slower by the machine's measured
  * slowness, so the withdrawal's shares of time (80, 150, 200 ms) last as long as on a quiet one.
  */
-/** What `promise` was rejected with (undefined: it was fulfilled). */
-const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 function loseThePutsOutcome(): number {
   const deadline = Date.now() + 400;
