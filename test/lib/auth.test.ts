@@ -161,23 +161,19 @@ describe("a key's own rate limit travels with it; without a readable one, the st
     return new ApiKeyVerifier(lookup, Date.now, 30_000).authenticate(`Bearer ${key}`, soon());
   }
 
-  it("a key with a rate and a burst carries them, parsed", async () => {
-    expect((await principalWith({ rate: "600/min", burst: 20 })).rateLimit).toEqual({
-      rate: "600/min",
-      perSecond: 10,
-      burst: 20,
-    });
-  });
-
-  it("a key with no limit, or only half of one, gets the stage's default", async () => {
-    expect((await principalWith({})).rateLimit).toBeUndefined();
-    expect((await principalWith({ rate: "50/s" })).rateLimit).toBeUndefined();
-    expect((await principalWith({ burst: 10 })).rateLimit).toBeUndefined();
-  });
-
-  it("a stored limit that does not parse gets the stage's default, not an error", async () => {
-    expect((await principalWith({ rate: "fast", burst: 10 })).rateLimit).toBeUndefined();
-    expect((await principalWith({ rate: "50/s", burst: 0 })).rateLimit).toBeUndefined();
+  // With no limit, half of one, or one that does not parse: the stage's default, not an error.
+  it.each([
+    [
+      { rate: "600/min", burst: 20 },
+      { rate: "600/min", perSecond: 10, burst: 20 },
+    ],
+    [{}, undefined],
+    [{ rate: "50/s" }, undefined],
+    [{ burst: 10 }, undefined],
+    [{ rate: "fast", burst: 10 }, undefined],
+    [{ rate: "50/s", burst: 0 }, undefined],
+  ])("a key stored with %j carries %j", async (limits, expected) => {
+    expect((await principalWith(limits)).rateLimit).toEqual(expected);
   });
 });
 
