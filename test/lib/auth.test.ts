@@ -68,6 +68,19 @@ class CountingLookup implements KeyLookup {
   }
 }
 
+/** A key stored in `lookup` (its record's fields as given, else a valid key's): returns the key. */
+function stored(
+  lookup: CountingLookup,
+  fields: Partial<ApiKeyRecord> = {},
+  key = generateKey("local"),
+): string {
+  lookup.records.set(hashApiKey(key), {
+    ...{ keyId: "key_1", label: "t", createdAt: "2026-01-01T00:00:00Z", scopes: allScopes },
+    ...fields,
+  });
+  return key;
+}
+
 async function refusal(verifier: ApiKeyVerifier, header: string | undefined): Promise<ApiError> {
   try {
     await verifier.authenticate(header, soon());
@@ -102,24 +115,12 @@ describe("revoked and expired keys stop working within the cache window", () => 
   it("refuses a revoked key once the cached verdict is older than the cache time", async () => {
     let now = Date.parse("2026-01-01T00:00:00Z");
     const lookup = new CountingLookup();
-    const key = generateKey("local");
-    lookup.records.set(hashApiKey(key), {
-      keyId: "key_1",
-      label: "t",
-      createdAt: "2026-01-01T00:00:00Z",
-      scopes: allScopes,
-    });
+    const key = stored(lookup);
     const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
     await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toMatchObject({
       keyId: "key_1",
     });
-    lookup.records.set(hashApiKey(key), {
-      keyId: "key_1",
-      label: "t",
-      createdAt: "x",
-      scopes: allScopes,
-      revokedAt: "2026-01-01T00:00:01Z",
-    });
+    stored(lookup, { revokedAt: "2026-01-01T00:00:01Z" }, key);
     now += 29_000;
     await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toBeDefined();
     expect(lookup.lookups).toBe(1);
@@ -132,14 +133,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
   it("refuses an expired key at once, even while cached", async () => {
     let now = Date.parse("2026-01-01T00:00:00Z");
     const lookup = new CountingLookup();
-    const key = generateKey("local");
-    lookup.records.set(hashApiKey(key), {
-      keyId: "k",
-      label: "t",
-      createdAt: "x",
-      scopes: allScopes,
-      expiresAt: "2026-01-01T00:00:10Z",
-    });
+    const key = stored(lookup, { expiresAt: "2026-01-01T00:00:10Z" });
     const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
     await expect(verifier.authenticate(`Bearer ${key}`, soon())).resolves.toBeDefined();
     now += 10_000;
@@ -151,13 +145,7 @@ describe("revoked and expired keys stop working within the cache window", () => 
   it("caps the cache at 60 seconds whatever it is configured to", async () => {
     let now = 0;
     const lookup = new CountingLookup();
-    const key = generateKey("local");
-    lookup.records.set(hashApiKey(key), {
-      keyId: "k",
-      label: "t",
-      createdAt: "x",
-      scopes: allScopes,
-    });
+    const key = stored(lookup);
     const verifier = new ApiKeyVerifier(lookup, () => now, 10 * 60_000);
     await verifier.authenticate(`Bearer ${key}`, soon());
     now = 60_000;
@@ -167,57 +155,33 @@ describe("revoked and expired keys stop working within the cache window", () => 
 });
 
 describe("a key's own rate limit travels with it; without a readable one, the stage default", () => {
-  const record: ApiKeyRecord = {
-    keyId: "key_limits",
-    label: "t",
-    createdAt: "2026-01-01T00:00:00Z",
-    scopes: allScopes,
-  };
-
   async function principalWith(limits: Partial<ApiKeyRecord>): Promise<Principal> {
     const lookup = new CountingLookup();
-    const key = generateKey("local");
-    lookup.records.set(hashApiKey(key), { ...record, ...limits });
+    const key = stored(lookup, limits);
     return new ApiKeyVerifier(lookup, Date.now, 30_000).authenticate(`Bearer ${key}`, soon());
   }
 
-  it("a key with a rate and a burst carries them, parsed", async () => {
-    expect((await principalWith({ rate: "600/min", burst: 20 })).rateLimit).toEqual({
-      rate: "600/min",
-      perSecond: 10,
-      burst: 20,
-    });
-  });
-
-  it("a key with no limit, or only half of one, gets the stage's default", async () => {
-    expect((await principalWith({})).rateLimit).toBeUndefined();
-    expect((await principalWith({ rate: "50/s" })).rateLimit).toBeUndefined();
-    expect((await principalWith({ burst: 10 })).rateLimit).toBeUndefined();
-  });
-
-  it("a stored limit that does not parse gets the stage's default, not an error", async () => {
-    expect((await principalWith({ rate: "fast", burst: 10 })).rateLimit).toBeUndefined();
-    expect((await principalWith({ rate: "50/s", burst: 0 })).rateLimit).toBeUndefined();
+  // With no limit, half of one, or one that does not parse: the stage's default, not an error.
+  it.each([
+    [
+      { rate: "600/min", burst: 20 },
+      { rate: "600/min", perSecond: 10, burst: 20 },
+    ],
+    [{}, undefined],
+    [{ rate: "50/s" }, undefined],
+    [{ burst: 10 }, undefined],
+    [{ rate: "fast", burst: 10 }, undefined],
+    [{ rate: "50/s", burst: 0 }, undefined],
+  ])("a key stored with %j carries %j", async (limits, expected) => {
+    expect((await principalWith(limits)).rateLimit).toEqual(expected);
   });
 });
-
-/** A stored key's record in `lookup`: returns the key. */
-function stored(lookup: CountingLookup, keyId: string): string {
-  const key = generateKey("local");
-  lookup.records.set(hashApiKey(key), {
-    keyId,
-    label: keyId,
-    createdAt: "2026-01-01T00:00:00Z",
-    scopes: allScopes,
-  });
-  return key;
-}
 
 describe("the key cache stays bounded and a flood of unknown keys cannot push a valid key out", () => {
   it("12,000 distinct unknown keys: a valid key's verdict is still cached", async () => {
     const lookup = new CountingLookup();
     const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000);
-    const valid = stored(lookup, "key_valid");
+    const valid = stored(lookup, { keyId: "key_valid" });
     await verifier.authenticate(`Bearer ${valid}`, soon());
     for (let i = 0; i < 12_000; i++) await refusal(verifier, `Bearer ${generateKey("local")}`);
     expect(lookup.lookups).toBe(12_001);
@@ -230,7 +194,7 @@ describe("the key cache stays bounded and a flood of unknown keys cannot push a 
   it("full, it drops the least recently used verdict, never the whole cache", async () => {
     const lookup = new CountingLookup();
     const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000, "local", { cacheEntries: 3 });
-    const [a, b, c, d] = ["a", "b", "c", "d"].map((id) => stored(lookup, `key_${id}`));
+    const [a, b, c, d] = ["a", "b", "c", "d"].map((id) => stored(lookup, { keyId: `key_${id}` }));
     const use = (key: string | undefined) => verifier.authenticate(`Bearer ${key ?? ""}`, soon());
     for (const key of [a, b, c]) await use(key);
     await use(a); // a is now the most recently used: b the least
@@ -267,13 +231,7 @@ describe("a token not of the key format is refused unread, unless the stage allo
 
   it("looked up where the stage allows keys issued before the format", async () => {
     const lookup = new CountingLookup();
-    const legacy = "petstore_issued-before-the-format";
-    lookup.records.set(hashApiKey(legacy), {
-      keyId: "key_old",
-      label: "old",
-      createdAt: "2026-01-01T00:00:00Z",
-      scopes: allScopes,
-    });
+    const legacy = stored(lookup, { keyId: "key_old" }, "petstore_issued-before-the-format");
     const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000, "staging", { legacyKeys: true });
     await expect(verifier.authenticate(`Bearer ${legacy}`, soon())).resolves.toMatchObject({
       keyId: "key_old",
@@ -289,12 +247,7 @@ describe("unknown keys are remembered briefly, so a flood of one bad key is not 
     const key = generateKey("local");
     const verifier = new ApiKeyVerifier(lookup, () => now, 30_000);
     expect(await refusal(verifier, `Bearer ${key}`)).toMatchObject({ status: 401 });
-    lookup.records.set(hashApiKey(key), {
-      keyId: "key_late",
-      label: "t",
-      createdAt: "2026-01-01T00:00:00Z",
-      scopes: allScopes,
-    });
+    stored(lookup, { keyId: "key_late" }, key);
     now += 4_999;
     expect(await refusal(verifier, `Bearer ${key}`)).toMatchObject({ status: 401 });
     expect(lookup.lookups).toBe(1);

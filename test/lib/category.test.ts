@@ -16,16 +16,13 @@ import { IdempotencyRecordStore } from "../../lib/repositories/idempotencyRecord
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
 import type { JsonObject } from "../support/openapiDocument.ts";
 import { loadOpenApi, objectAt } from "../support/openapiDocument.ts";
+import { controlCharacters } from "./helpers.ts";
 
 const required = fieldNames.filter((field) => categoryFields[field].required);
 const schema = (name: string): JsonObject => objectAt(loadOpenApi(), "components", "schemas", name);
 const property = (name: string, field: string): JsonObject =>
   objectAt(schema(name), "properties", field);
 
-const controlCharacters = [
-  ...Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)),
-  ...Array.from({ length: 0x21 }, (_, i) => String.fromCharCode(0x7f + i)),
-];
 const controlsAllowed = (field: FieldName): string[] =>
   categoryFields[field].controlsAllowed.map((name) => ({ "line feed": "\n", tab: "\t" })[name]);
 

@@ -73,6 +73,16 @@ const claimBy = (owner: string, lockUntil: number) => ({
   lockUntil,
 });
 
+/** A create's answer: the category `id` holding `body`, made now or `replayed`. */
+const answered = (id: number, body: NewCategory = dog, replayed = false) => ({
+  category: { id, ...body },
+  replayed,
+});
+/** A repeat told to wait: 409 idempotency_in_progress. */
+const inProgress = { status: 409, code: "idempotency_in_progress" };
+/** A repeat of another body: 422 idempotency_key_reused. */
+const reused = { status: 422, code: "idempotency_key_reused" };
+
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 /** Answers the proxy has held back so far ("slow" rules matched), the store having given them. */
 const held = (): number => proxy().slowAnswered();
@@ -118,8 +128,8 @@ describe("a repeat with the same key and body replays the first answer and store
     const { categories, creator } = await fixture();
     const first = await creator.create("scope", "k1", dog, "req-1", soon());
     const second = await creator.create("scope", "k1", dog, "req-2", soon());
-    expect(first).toEqual({ category: { id: 1, ...dog }, replayed: false });
-    expect(second).toEqual({ category: { id: 1, ...dog }, replayed: true });
+    expect(first).toEqual(answered(1));
+    expect(second).toEqual(answered(1, dog, true));
     expect(await categories.list(soon())).toHaveLength(1);
   });
 
@@ -136,10 +146,9 @@ describe("a repeat with a different body is refused with 422", () => {
   it("answers idempotency_key_reused and stores nothing", async () => {
     const { categories, creator } = await fixture();
     await creator.create("s", "k", dog, "r1", soon());
-    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject({
-      status: 422,
-      code: "idempotency_key_reused",
-    });
+    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject(
+      reused,
+    );
     expect(await categories.list(soon())).toHaveLength(1);
   });
 });
@@ -168,10 +177,7 @@ describe("records expire after 24 hours", () => {
     clock.now += idempotencyWindowMs - 5_000;
     expect((await creator.create("s", "k", dog, "r2", soon())).replayed).toBe(true);
     clock.now += 10_000;
-    expect(await creator.create("s", "k", dog, "r3", soon())).toEqual({
-      category: { id: 2, ...dog },
-      replayed: false,
-    });
+    expect(await creator.create("s", "k", dog, "r3", soon())).toEqual(answered(2));
     expect(await categories.list(soon())).toHaveLength(2);
   });
 });
@@ -193,12 +199,10 @@ describe("a request that dies after reserving its id is finished by the next rep
     // It keeps its record: no release is even sent (the store would refuse it, at a write's cost).
     expect(proxy().seen.get("DeleteItem") ?? 0).toBe(deletesBefore);
     // While the first request could still be running, a repeat is told to wait.
-    await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
-      status: 409,
-    });
+    await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject(inProgress);
     clock.now = deadline + 2_000;
     const finished = await creator.create("s", "k", dog, "r3", soon());
-    expect(finished).toEqual({ category: { id: 1, ...dog }, replayed: false });
+    expect(finished).toEqual(answered(1));
     expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
     expect((await creator.create("s", "k", dog, "r4", soon())).replayed).toBe(true);
   });
@@ -247,23 +251,18 @@ describe("records written before the fingerprint was versioned still match their
     const { table, categories, creator } = await fixture();
     await recordedByV1(table, "with-description", dog);
     await recordedByV1(table, "name-only", { name: "cat" });
-    expect(await creator.create("s", "with-description", dog, "r1", soon())).toEqual({
-      category: { id: 41, ...dog },
-      replayed: true,
-    });
-    expect(await creator.create("s", "name-only", { name: "cat" }, "r2", soon())).toEqual({
-      category: { id: 41, name: "cat" },
-      replayed: true,
-    });
+    expect(await creator.create("s", "with-description", dog, "r1", soon())).toEqual(
+      answered(41, dog, true),
+    );
+    expect(await creator.create("s", "name-only", { name: "cat" }, "r2", soon())).toEqual(
+      answered(41, { name: "cat" }, true),
+    );
     for (const [key, other] of [
       ["with-description", { name: "dog" }],
       ["with-description", { name: "dog", description: "Wolves" }],
       ["name-only", { name: "cat", description: "" }],
     ] as const) {
-      await expect(creator.create("s", key, other, "r3", soon())).rejects.toMatchObject({
-        status: 422,
-        code: "idempotency_key_reused",
-      });
+      await expect(creator.create("s", key, other, "r3", soon())).rejects.toMatchObject(reused);
     }
     expect(await categories.list(soon())).toEqual([]);
   });
@@ -292,13 +291,10 @@ describe("a record written before records named their operation decides a repeat
   it("replays its answer and refuses another body, creating nothing", async () => {
     const { table, categories, creator } = await fixture();
     await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
-    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
-      category: { id: 41, ...dog },
-      replayed: true,
-    });
-    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject({
-      status: 422,
-    });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(41, dog, true));
+    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject(
+      reused,
+    );
     expect(await categories.list(soon())).toEqual([]);
     // The claim made under the new layout first was given back: nothing is left there.
     const direct = new Table(store.db, table);
@@ -308,10 +304,7 @@ describe("a record written before records named their operation decides a repeat
   it("finishes a request of the previous release under the id it reserved, once its lock is out", async () => {
     const { table, categories, creator } = await fixture();
     await recordedBefore(table, { ...live(), categoryId: 5 });
-    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
-      category: { id: 5, ...dog },
-      replayed: false,
-    });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(5));
     expect(await categories.list(soon())).toEqual([{ id: 5, ...dog }]);
     expect(await creator.create("s", "k", dog, "r2", soon())).toMatchObject({ replayed: true });
   });
@@ -319,19 +312,14 @@ describe("a record written before records named their operation decides a repeat
   it("tells a repeat to wait while its owner may still be running", async () => {
     const { table, creator } = await fixture();
     await recordedBefore(table, { ...live(), lockUntil: Date.now() + 60_000 });
-    await expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject({
-      status: 409,
-    });
+    await expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject(inProgress);
   });
 
   it("is ignored once expired: the request is new, recorded under its operation", async () => {
     const { table, creator } = await fixture();
     const expired = Math.floor(Date.now() / 1000) - 60;
     await recordedBefore(table, { ttl: expired, lockUntil: 0, response: '{"id":41}' });
-    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
-      category: { id: 1, ...dog },
-      replayed: false,
-    });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(1));
     const stored = await new Table(store.db, table).get(
       keys.idempotency("s", "createCategory", "k"),
       soon(),
@@ -366,42 +354,12 @@ describe("the v2 fingerprint is SHA-256 of the canonical JSON: keys sorted, abse
   });
 });
 
-describe("a record is live through the second its ttl names, for the claim and the read alike", () => {
-  it("refuses a claim in the ttl's own second and answers the record as it is, then lets the next second claim it", async () => {
-    const table = await store.newTable();
-    const records = new IdempotencyRecordStore(store.db, table);
-    const ttl = Math.floor(Date.now() / 1000) + 3600;
-    await new Table(store.db, table).put(
-      keys.idempotency("s", "createCategory", "k"),
-      {
-        fingerprint: fingerprintOf(dog),
-        owner: "r1",
-        lockUntil: Date.now() - 60_000,
-        ttl,
-        response: JSON.stringify({ id: 7, ...dog }),
-      },
-      soon(),
-    );
-    const key = recordKey;
-    const claim = { fingerprint: fingerprintOf(dog), owner: "r2", lockUntil: soon() };
-    const lastMoment = ttl * 1000 + 999;
-    expect(await records.claim(key, claim, lastMoment, soon())).toMatchObject({
-      claimed: false,
-      existing: { status: "completed", response: { id: 7, ...dog } },
-    });
-    expect(await records.claim(key, claim, (ttl + 1) * 1000, soon())).toEqual({ claimed: true });
-  });
-});
-
 describe("a claim whose answer was lost is the request's own when its retry is refused", () => {
   it("goes on to create, once, instead of waiting for itself", async () => {
     const { categories, creator } = await fixture();
     const lost = proxy().injected.get("lost_response") ?? 0;
     proxy().inject({ fault: "lost_response", operation: "PutItem", times: 1 });
-    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual({
-      category: { id: 1, ...dog },
-      replayed: false,
-    });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(1));
     proxy().clear();
     expect(proxy().injected.get("lost_response")).toBe(lost + 1);
     expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
@@ -415,15 +373,9 @@ describe("a stalled owner's lock holds until lockUntil; from then on a repeat ta
     const clock = { now: lockUntil - 1 }; // stands still
     const { categories, creator, elsewhere } = await fixture(clock);
     await elsewhere.claim(recordKey, claimBy("r1", lockUntil), Date.now(), soon());
-    await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
-      status: 409,
-      code: "idempotency_in_progress",
-    });
+    await expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject(inProgress);
     clock.now = lockUntil;
-    expect(await creator.create("s", "k", dog, "r3", soon())).toEqual({
-      category: { id: 1, ...dog },
-      replayed: false,
-    });
+    expect(await creator.create("s", "k", dog, "r3", soon())).toEqual(answered(1));
     expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
   });
 });
@@ -439,10 +391,9 @@ describe("of two repeats taking over a stalled owner, the one that loses hears 4
     const before = held();
     const read = storeEngine === "dynalite" ? "GetItem" : "PutItem";
     proxy().inject({ fault: "slow", operation: read, times: 1, delayMs: 1_500 });
-    const r2 = expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject({
-      status: 409,
-      code: "idempotency_in_progress",
-    });
+    const r2 = expect(creator.create("s", "k", dog, "r2", soon())).rejects.toMatchObject(
+      inProgress,
+    );
     await untilHeld(before);
     expect(await elsewhere.takeOver(recordKey, "r1", claimBy("r3", soon()), soon())).toBe(true);
     await r2;
@@ -458,16 +409,15 @@ describe("a request whose record was taken over can change nothing: it hears 409
     // r1's id take is held back past its lock; r2 takes the record over meanwhile and finishes.
     const before = held();
     proxy().inject({ fault: "slow", operation: "UpdateItem", times: 1, delayMs: 1_500 });
-    const r1 = expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toMatchObject({
-      status: 409,
-      code: "idempotency_in_progress",
-    });
+    const r1 = expect(creator.create("s", "k", dog, "r1", deadline)).rejects.toMatchObject(
+      inProgress,
+    );
     await untilHeld(before);
     clock.now = deadline + 2_000;
     const r2 = await creator.create("s", "k", dog, "r2", soon());
     await r1;
     // Id 1 went to r1's held id take: a gap, never a second category.
-    expect(r2).toEqual({ category: { id: 2, ...dog }, replayed: false });
+    expect(r2).toEqual(answered(2));
     expect(await categories.list(soon())).toEqual([{ id: 2, ...dog }]);
     expect(await creator.create("s", "k", dog, "r3", soon())).toEqual({ ...r2, replayed: true });
   });
@@ -478,10 +428,9 @@ describe("a request whose record was taken over can change nothing: it hears 409
     const before = held();
     const slowRead = { operation: "GetItem", partition: partitions.resource("category") };
     proxy().inject({ fault: "slow", ...slowRead, times: 1, delayMs: 1_000 });
-    const r1 = expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject({
-      status: 409,
-      code: "idempotency_in_progress",
-    });
+    const r1 = expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject(
+      inProgress,
+    );
     await untilHeld(before);
     const r2LockUntil = clock.now + 60_000;
     expect(await elsewhere.takeOver(recordKey, "r1", claimBy("r2", r2LockUntil), soon())).toBe(
@@ -489,14 +438,9 @@ describe("a request whose record was taken over can change nothing: it hears 409
     );
     await r1;
     // No answer was stored: a repeat waits for r2, then finishes r2's create under r1's id.
-    await expect(creator.create("s", "k", dog, "r3", soon())).rejects.toMatchObject({
-      status: 409,
-    });
+    await expect(creator.create("s", "k", dog, "r3", soon())).rejects.toMatchObject(inProgress);
     clock.now = r2LockUntil + 1;
-    expect(await creator.create("s", "k", dog, "r4", soon())).toEqual({
-      category: { id: 1, ...dog },
-      replayed: false,
-    });
+    expect(await creator.create("s", "k", dog, "r4", soon())).toEqual(answered(1));
     expect(await categories.list(soon())).toEqual([{ id: 1, ...dog }]);
   });
 });
@@ -517,7 +461,7 @@ describe("a claim refused by a record that is gone or expired when read claims a
     if (storeEngine === "dynalite") {
       expect(answer).toEqual({
         status: "fulfilled",
-        value: { category: { id: 1, ...dog }, replayed: false },
+        value: answered(1),
       });
       expect(await f.categories.list(soon())).toEqual([{ id: 1, ...dog }]);
     } else {
@@ -574,10 +518,7 @@ describe("the list version moves for each id taken and each put; a repeat storin
     await categories.put(id, dog, "r1", Date.now() + scaled(300));
     proxy().clear();
     const version = await listVersion(table);
-    expect(await creator.create("s", "k", dog, "r2", soon())).toEqual({
-      category: { id, ...dog },
-      replayed: false,
-    });
+    expect(await creator.create("s", "k", dog, "r2", soon())).toEqual(answered(id));
     expect(await listVersion(table)).toBeGreaterThan(version);
   });
 

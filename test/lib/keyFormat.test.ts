@@ -11,6 +11,7 @@ import {
   keyStageOf,
   keyVerdict,
 } from "../../lib/keyFormat.ts";
+import { parseAuthorization } from "../../lib/auth.ts";
 
 describe("new keys have the contract's shape, name their stage and end in their checksum", () => {
   it("makes keys of at least 128 random bits (43 base62 characters) for each stage", () => {
@@ -21,6 +22,7 @@ describe("new keys have the contract's shape, name their stage and end in their 
         expect(key).toMatch(keyPattern);
         expect(key).toMatch(new RegExp(`^petstore_${stage}_[0-9A-Za-z]{43}_[0-9A-Za-z]{6}$`));
         expect(keyVerdict(key, stage)).toBe("valid");
+        expect(parseAuthorization(`Bearer ${key}`)).toEqual({ kind: "bearer", token: key });
       }
     }
   });

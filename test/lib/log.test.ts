@@ -8,29 +8,22 @@ describe("each request is one JSON log line", () => {
       (line) => lines.push(line),
       () => Date.parse("2026-11-22T00:00:00Z"),
     );
-    logger.write({
-      requestId: "r1",
-      route: "GET /v1/categories",
-      method: "GET",
-      status: 200,
-      latencyMs: 3,
-    });
-    logger.write({
-      requestId: "r2",
-      route: "POST /v1/categories",
-      method: "POST",
-      status: 400,
-      latencyMs: 1,
-      code: "invalid_body",
-    });
-    logger.write({
-      requestId: "r3",
-      route: "POST /v1/categories",
-      method: "POST",
-      status: 500,
-      latencyMs: 1,
-      detail: "boom",
-    });
+    const outcomes = [
+      [200, {}],
+      [400, { code: "invalid_body" }],
+      [500, { detail: "boom" }],
+    ] as const;
+    for (const [status, extra] of outcomes) {
+      const route = "POST /v1/categories";
+      logger.write({
+        requestId: `r${status}`,
+        route,
+        method: "POST",
+        status,
+        latencyMs: 3,
+        ...extra,
+      });
+    }
     expect(lines).toHaveLength(3);
     expect(lines.every((line) => !line.includes("\n"))).toBe(true);
     expect(lines.map((line) => (JSON.parse(line) as { level: string }).level)).toEqual([
@@ -40,7 +33,7 @@ describe("each request is one JSON log line", () => {
     ]);
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({
       time: "2026-11-22T00:00:00.000Z",
-      requestId: "r1",
+      requestId: "r200",
       status: 200,
     });
   });

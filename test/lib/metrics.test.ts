@@ -36,9 +36,9 @@ function declared(document: EmfDocument): Declared {
 describe("one invocation's metrics are one EMF line on stdout", () => {
   it("flush writes the recorded metrics with service, stage and function dimensions", () => {
     const metrics = createMetrics({ function: "createCategory", stage: "production" });
-    metrics.count("categoriesCreated");
-    metrics.count("idempotentReplays");
-    metrics.count("storeRetries");
+    for (const name of ["categoriesCreated", "idempotentReplays", "storeRetries"] as const) {
+      metrics.count(name);
+    }
     metrics.count("storeRetries");
     metrics.count("storeUnavailable");
     metrics.flush();
@@ -114,12 +114,11 @@ describe("the middy middleware flushes per invocation", () => {
   const request = (): Request =>
     ({ event: {}, context: {}, response: undefined, error: undefined, internal: {} }) as never;
 
+  const listing = (initializationType: string) =>
+    createMetrics({ function: "listCategories", stage: "staging", initializationType });
+
   it("after: writes the cold start once and the invocation's metrics each time", async () => {
-    const metrics = createMetrics({
-      function: "listCategories",
-      stage: "staging",
-      initializationType: "on-demand",
-    });
+    const metrics = listing("on-demand");
     const middleware = metrics.middleware();
     for (const size of [3, 4]) {
       await middleware.before?.(request());
@@ -131,11 +130,7 @@ describe("the middy middleware flushes per invocation", () => {
   });
 
   it("counts no cold start where no caller waited for it (provisioned concurrency)", async () => {
-    const metrics = createMetrics({
-      function: "listCategories",
-      stage: "staging",
-      initializationType: "provisioned-concurrency",
-    });
+    const metrics = listing("provisioned-concurrency");
     await metrics.middleware().before?.(request());
     expect(lines).toEqual([]);
   });
@@ -153,13 +148,7 @@ describe("every metric line names its request, as the request log line does", ()
   it("carries API Gateway's request id as a property, never as a dimension", async () => {
     const metrics = createMetrics({ function: "createCategory", stage: "staging" });
     const middleware = metrics.middleware();
-    const request = {
-      event: { requestContext: { requestId: "Ab3xQhFqDoEEJcw=" } },
-      context: {},
-      response: undefined,
-      error: undefined,
-      internal: {},
-    } as never;
+    const request = { event: { requestContext: { requestId: "Ab3xQhFqDoEEJcw=" } } } as never;
     await middleware.before?.(request);
     metrics.error("unauthorized");
     metrics.count("categoriesCreated");

@@ -52,21 +52,6 @@ describe("JSON nesting depth is measured outside strings", () => {
   });
 });
 
-describe("a request's deadline keeps a margin before the Lambda timeout", () => {
-  it("is the remaining time less 300 ms", () => {
-    // The injected clock: exact, however long the machine takes between two readings of its own.
-    const now = 1_790_000_000_000;
-    expect(deadlineOf({ getRemainingTimeInMillis: () => 10_000 }, () => now)).toBe(now + 9_700);
-  });
-
-  it("never lies in the past, and defaults to 10 s without a Lambda context", () => {
-    expect(deadlineOf({ getRemainingTimeInMillis: () => 100 })).toBeGreaterThanOrEqual(
-      Date.now() - 1,
-    );
-    expect(deadlineOf({}) - Date.now()).toBeGreaterThan(9_000);
-  });
-});
-
 /** A minimal API Gateway event: GET /v1/categories, request id "gw-1". */
 const eventOf = (overrides: Partial<Record<keyof HttpEvent, unknown>> = {}): HttpEvent =>
   ({
@@ -113,6 +98,11 @@ async function run(
   const served = wired.handler(handler);
   return (await served(event, context)) as HttpResponse;
 }
+
+/** A handler that throws `error`. */
+const throwing = (error: Error) => (): never => {
+  throw error;
+};
 
 const ok = (): HttpResponse => ({
   statusCode: 200,
@@ -162,9 +152,10 @@ describe("every answer carries Request-Id, success or error", () => {
   });
 
   it("stamps the Error shape", async () => {
-    const response = await run([requestIdHeader(), errorResponse(metricsOf())], () => {
-      throw errors.notFound();
-    });
+    const response = await run(
+      [requestIdHeader(), errorResponse(metricsOf())],
+      throwing(errors.notFound()),
+    );
     expect(response).toBeApiError(404, "not_found");
     expect(response.headers["request-id"]).toBe("gw-1");
   });
@@ -210,9 +201,10 @@ describe("each request writes one log line naming it, after success and error al
 
   it("a client error: its status and code, no failure detail", async () => {
     const { lines, log } = logged();
-    await run([log, errorResponse(metricsOf())], () => {
-      throw errors.invalidBody("the field name is missing");
-    });
+    await run(
+      [log, errorResponse(metricsOf())],
+      throwing(errors.invalidBody("the field name is missing")),
+    );
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ status: 400, code: "invalid_body", detail: undefined });
   });
@@ -222,9 +214,7 @@ describe("each request writes one log line naming it, after success and error al
     [new StoreUnavailableError("the store stayed throttled"), 503, "service_unavailable"],
   ])("the service's own failure (%s): its cause in the log", async (thrown, status, code) => {
     const { lines, log } = logged();
-    await run([log, errorResponse(metricsOf())], () => {
-      throw thrown;
-    });
+    await run([log, errorResponse(metricsOf())], throwing(thrown));
     expect(lines[0]).toMatchObject({ status, code });
     expect(lines[0]?.detail).toContain(thrown.message);
   });
@@ -237,11 +227,7 @@ describe("each request writes one log line naming it, after success and error al
 
   it("an error nothing shaped is logged as 500 with its cause", async () => {
     const { lines, log } = logged();
-    await expect(
-      run([log], () => {
-        throw new Error("unshaped");
-      }),
-    ).rejects.toThrow("unshaped");
+    await expect(run([log], throwing(new Error("unshaped")))).rejects.toThrow("unshaped");
     expect(lines[0]).toMatchObject({ status: 500, code: undefined });
     expect(lines[0]?.detail).toContain("unshaped");
   });
@@ -298,9 +284,7 @@ describe("a rate limit that failed open says why in the log line", () => {
 
 describe("errors become the Error shape in one place, counted by code, never repeating the key", () => {
   const key = "petstore_local_0123456789abcdefghij_AbCdEf";
-  const leaky = () => {
-    throw errors.invalidBody(`unknown field "${key}"`);
-  };
+  const leaky = (): never => throwing(errors.invalidBody(`unknown field "${key}"`))();
 
   it("redacts a presented Bearer key, counts the code, and keeps the error for the log", async () => {
     const metrics = metricsOf();
@@ -546,9 +530,7 @@ describe("RateLimit-Policy and RateLimit on every answer to a request with a val
     expect(success.headers).toMatchObject(fields);
     const failure = await run(
       [rateLimitHeaders(), errorResponse(metricsOf())],
-      () => {
-        throw errors.notFound();
-      },
+      throwing(errors.notFound()),
       eventOf(),
       contextOf({ rateLimit: admission() }),
     );

@@ -18,50 +18,13 @@ describe("the route table groups methods by path", () => {
   });
 });
 
-describe("a path parameter matches exactly one non-empty segment", () => {
+describe("a path parameter matches exactly one non-empty segment, and only when it is wholly `{name}`", () => {
   it.each([
     ["/v1/pets/{petId}", "/v1/pets/7", true],
     ["/v1/pets/{petId}", "/v1/pets/", false],
     ["/v1/pets/{petId}", "/v1/pets/7/toys", false],
     ["/v1/categories", "/v1/categories/", false],
     ["/v1/categories", "/v1/Categories", false],
-  ])("%s ~ %s → %s", (pattern, path, expected) => {
-    expect(pathMatches(pattern, path)).toBe(expected);
-  });
-});
-
-describe("known path with another method is 405 with Allow; anything else is 404", () => {
-  it("405 lists the methods the path serves", () => {
-    expect(decideFallback(routes, "/v1/categories", "PUT")).toEqual({
-      kind: "method_not_allowed",
-      path: "/v1/categories",
-      allow: ["GET", "POST"],
-    });
-    expect(decideFallback(routes, "/v1/pets/12", "DELETE")).toMatchObject({
-      kind: "method_not_allowed",
-      allow: ["GET"],
-    });
-  });
-
-  it.each(["/", "/v1", "/v2/categories", "/categories", "/v1/categories/1", "/v1/pets"])(
-    "404 for %s",
-    (path) => {
-      expect(decideFallback(routes, path, "GET")).toEqual({ kind: "not_found" });
-    },
-  );
-});
-
-describe("the route table reads only 'METHOD /path' route keys", () => {
-  it("skips a key without a path, such as API Gateway's $default route", () => {
-    expect(routeTableOf(["$default", "GET /v1/categories"])).toEqual({
-      "/v1/categories": ["GET"],
-    });
-    expect(routeTableOf(["$default"])).toEqual({});
-  });
-});
-
-describe("a path segment is a parameter only when it is wholly `{name}`", () => {
-  it.each([
     ["/v1/{petId}x", "/v1/7x", false],
     ["/v1/x{petId}", "/v1/x7", false],
     ["/v1/{}", "/v1/7", false],
@@ -72,26 +35,41 @@ describe("a path segment is a parameter only when it is wholly `{name}`", () => 
   });
 });
 
-describe("a method its path serves reaches the fallback only when API Gateway could not route it: 404", () => {
+describe("known path with another method is 405 with Allow; anything else is 404", () => {
   it.each([
+    ["/v1/categories", "PUT", "/v1/categories", ["GET", "POST"]],
+    ["/v1/categories", "DELETE", "/v1/categories", ["GET", "POST"]],
+    ["/v1/pets/12", "DELETE", "/v1/pets/{petId}", ["GET"]],
+    ["/v1/pets/%ff", "DELETE", "/v1/pets/{petId}", ["GET"]],
+  ])("%s %s → 405, the methods %s serves", (path, method, pattern, allow) => {
+    expect(decideFallback(routes, path, method)).toEqual({
+      kind: "method_not_allowed",
+      path: pattern,
+      allow,
+    });
+  });
+
+  // The last three: a method its path serves reaches the fallback only when API Gateway could
+  // not route it.
+  it.each([
+    ...["/", "/v1", "/v2/categories", "/categories", "/v1/categories/1", "/v1/pets"].map((path) => [
+      path,
+      "GET",
+    ]),
     ["/v1/categories", "GET"],
     ["/v1/categories", "POST"],
     ["/v1/pets/%ff", "GET"],
-  ])("%s %s → not_found", (path, method) => {
+  ])("%s %s → 404", (path, method) => {
     expect(decideFallback(routes, path, method)).toEqual({ kind: "not_found" });
   });
+});
 
-  it("another method on a known path is still 405", () => {
-    expect(decideFallback(routes, "/v1/categories", "DELETE")).toEqual({
-      kind: "method_not_allowed",
-      path: "/v1/categories",
-      allow: ["GET", "POST"],
+describe("the route table reads only 'METHOD /path' route keys", () => {
+  it("skips a key without a path, such as API Gateway's $default route", () => {
+    expect(routeTableOf(["$default", "GET /v1/categories"])).toEqual({
+      "/v1/categories": ["GET"],
     });
-    expect(decideFallback(routes, "/v1/pets/%ff", "DELETE")).toEqual({
-      kind: "method_not_allowed",
-      path: "/v1/pets/{petId}",
-      allow: ["GET"],
-    });
+    expect(routeTableOf(["$default"])).toEqual({});
   });
 });
 

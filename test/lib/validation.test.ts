@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../lib/errors.ts";
 import { parseNewCategory } from "../../lib/category.ts";
+import { controlCharacters } from "./helpers.ts";
 
 function rejection(body: unknown): ApiError {
   try {
@@ -26,25 +27,15 @@ const deceiving = {
 /** A name of nothing anyone sees. */
 const invisibleOnly = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u;
 
-const controlCharacters = [
-  ...Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)),
-  ...Array.from({ length: 0x21 }, (_, i) => String.fromCharCode(0x7f + i)),
-];
-
 describe("the body must be a JSON object", () => {
   it.each([[null], [[]], ["dog"], [42], [true], [undefined]])(
-    "rejects %j as invalid_body",
+    "rejects %j as invalid_body, naming the rule: a JSON object with a 'name' field",
     (body) => {
-      const error = rejection(body);
-      expect(error.code).toBe("invalid_body");
-      expect(error.status).toBe(400);
-    },
-  );
-
-  it.each([[null], [[]], ["dog"], [42], [true], [undefined]])(
-    "the message for %j names the rule: a JSON object with a 'name' field",
-    (body) => {
-      expect(rejection(body).message).toBe("the body must be a JSON object with a 'name' field");
+      expect(rejection(body)).toMatchObject({
+        code: "invalid_body",
+        status: 400,
+        message: "the body must be a JSON object with a 'name' field",
+      });
     },
   );
 });
@@ -58,24 +49,14 @@ describe("name is required, trimmed, 1 to 100 code points", () => {
     expect(rejection({ description: "x" }).message).toMatch(/'name' is required/);
   });
 
-  it("rejects a name that is empty after trimming", () => {
-    expect(rejection({ name: "   " }).message).toMatch(/'name' must not be empty/);
-  });
-
   it("says white space alone is empty: name is trimmed before it is checked", () => {
     for (const name of ["", "   ", " \t\n "]) {
       expect(rejection({ name }).message).toBe("'name' must not be empty or only white space");
     }
   });
 
-  it("counts code points, not UTF-16 units: 100 emoji are a valid name, 101 are not", () => {
-    expect(parseNewCategory({ name: "🐕".repeat(100) }).name).toHaveLength(200);
-    expect(rejection({ name: "🐕".repeat(101) }).message).toMatch(
-      /at most 100 characters \(got 101\)/,
-    );
-  });
-
   it.each([
+    ["an emoji (two UTF-16 units)", "🐕"],
     ["U+10000, the first astral code point", "\u{10000}"],
     ["U+10FFFD, the last character (U+10FFFE and U+10FFFF are noncharacters)", "\u{10FFFD}"],
     ["U+D7FF, the last before the surrogates", "\uD7FF"],
@@ -160,23 +141,11 @@ describe("description is optional, at most 1,000 code points, stored as sent", (
       /'description' must be at most 1000/,
     );
   });
-
-  it("rejects null: null is not a string", () => {
-    expect(rejection({ name: "a", description: null }).message).toMatch(
-      /'description' must be a string, not null/,
-    );
-  });
-
-  it("rejects control characters other than line feed and tab", () => {
-    for (const cc of controlCharacters.filter((c) => c !== "\n" && c !== "\t")) {
-      expect(rejection({ name: "a", description: `x${cc}y` }).code).toBe("invalid_body");
-    }
-  });
 });
 
 describe("a control-character message names the field and the control characters it allows", () => {
   it("name allows none", () => {
-    for (const cc of ["\u0000", "\n", "\t", "\u007f", "\u009f"]) {
+    for (const cc of controlCharacters) {
       expect(rejection({ name: `a${cc}b` }).message).toBe(
         "'name' must not contain control characters",
       );
@@ -184,7 +153,7 @@ describe("a control-character message names the field and the control characters
   });
 
   it("description allows line feed and tab", () => {
-    for (const cc of ["\u0000", "\r", "\u001f", "\u007f", "\u0085"]) {
+    for (const cc of controlCharacters.filter((c) => c !== "\n" && c !== "\t")) {
       expect(rejection({ name: "a", description: `x${cc}y` }).message).toBe(
         "'description' must not contain control characters other than line feed and tab",
       );
@@ -193,10 +162,6 @@ describe("a control-character message names the field and the control characters
 });
 
 describe("only name and description are accepted", () => {
-  it("rejects id, naming it", () => {
-    expect(rejection({ name: "dog", id: 7 }).message).toMatch(/unknown field "id"/);
-  });
-
   it("rejects any other field, naming it", () => {
     fc.assert(
       fc.property(

@@ -9,7 +9,6 @@ import {
   emptyCounter,
   holeLifetimeMs,
   isSettled,
-  listVersion,
   planRefresh,
   settleMs,
   withdrawalsSince,
@@ -160,12 +159,6 @@ describe("a cache holding a just-stored category reads the withdrawals until it 
     expect(ids(after)).toEqual([1]);
     expect([...after.holes.keys()]).toEqual([2]);
   });
-
-  it("keeps an id stored again after its withdrawal (an Idempotency-Key repeat)", () => {
-    const at2 = counter({ version: 3, lastId: 2 });
-    const after = step(fresh(), at2, [], [{ id: 2, at: now - 5 }], now + 10);
-    expect(ids(after)).toEqual([1, 2]);
-  });
 });
 
 /** A snapshot at `at` holding no categories, with these holes and settling ids. */
@@ -180,23 +173,15 @@ const snapshotWith = (
   settling: new Map(settling),
 });
 
-describe("the list's ETag names the counter's epoch and version", () => {
-  it("joins them with a dot", () => {
-    expect(listVersion({ epoch: "e1", version: 7 })).toBe("e1.7");
-  });
-});
-
 describe("a counter behind the cache's means another table or a rewind: the list reads cold", () => {
   const cached = counter({ version: 5, lastId: 6 });
 
-  it("reads cold when the version went back, though the last id did not", () => {
-    const plan = planRefresh(snapshotWith(cached), counter({ version: 4, lastId: 6 }), now);
-    expect(plan).toEqual({ kind: "cold", above: 0, upTo: 6, recheck: [] });
-  });
-
-  it("reads cold when the last id went back, though the version moved on", () => {
-    const plan = planRefresh(snapshotWith(cached), counter({ version: 9, lastId: 5 }), now);
-    expect(plan).toEqual({ kind: "cold", above: 0, upTo: 5, recheck: [] });
+  it.each([
+    ["the version went back, though the last id did not", 4, 6],
+    ["the last id went back, though the version moved on", 9, 5],
+  ])("reads cold when %s", (_, version, lastId) => {
+    const plan = planRefresh(snapshotWith(cached), counter({ version, lastId }), now);
+    expect(plan).toEqual({ kind: "cold", above: 0, upTo: lastId, recheck: [] });
   });
 });
 

@@ -14,28 +14,19 @@ const request = (overrides: Partial<GatewayRequest>): GatewayRequest => ({
 });
 
 describe("path parameters are the route's {name} segments, decoded once more than the path", () => {
-  it("names each segment by the route key's name", () => {
-    expect(gatewayEvent(request({})).pathParameters).toEqual({ petId: "42" });
-  });
-
-  it("decodes a value twice in all (%252F arrives as /), and keeps one that does not decode", () => {
-    expect(gatewayEvent(request({ rawPath: "/v1/pets/a%252Fb" })).pathParameters).toEqual({
-      petId: "a/b",
-    });
-    expect(gatewayEvent(request({ rawPath: "/v1/pets/%2541" })).pathParameters).toEqual({
-      petId: "A",
-    });
-    expect(gatewayEvent(request({ rawPath: "/v1/pets/%25zz" })).pathParameters).toEqual({
-      petId: "%zz",
-    });
-  });
-
-  it("has none on $default, on a route without any, or on a path that does not decode", () => {
-    expect(gatewayEvent(request({ routeKey: "$default" }))).not.toHaveProperty("pathParameters");
-    expect(
-      gatewayEvent(request({ routeKey: "GET /v1/categories", rawPath: "/v1/categories" })),
-    ).not.toHaveProperty("pathParameters");
-    expect(gatewayEvent(request({ rawPath: "/v1/pets/%ff" }))).not.toHaveProperty("pathParameters");
+  // A value is decoded twice in all (%252F arrives as /); one that does not decode is kept.
+  it.each([
+    ["/v1/pets/42", "GET /v1/pets/{petId}", { petId: "42" }],
+    ["/v1/pets/a%252Fb", "GET /v1/pets/{petId}", { petId: "a/b" }],
+    ["/v1/pets/%2541", "GET /v1/pets/{petId}", { petId: "A" }],
+    ["/v1/pets/%25zz", "GET /v1/pets/{petId}", { petId: "%zz" }],
+    ["/v1/pets/42", "$default", undefined],
+    ["/v1/categories", "GET /v1/categories", undefined],
+    ["/v1/pets/%ff", "GET /v1/pets/{petId}", undefined],
+  ])("%s on %s → %j", (rawPath, routeKey, expected) => {
+    const event = gatewayEvent(request({ rawPath, routeKey }));
+    if (expected) expect(event.pathParameters).toEqual(expected);
+    else expect(event).not.toHaveProperty("pathParameters");
   });
 });
 

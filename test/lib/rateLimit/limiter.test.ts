@@ -2,20 +2,17 @@
  * The per-key rate limit (lib/rateLimit/limiter.ts) on its real bucket in the embedded store,
  * through a recording proxy (every store call counted), with a clock the test moves.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { DynamoDb } from "../../../lib/dynamodb.ts";
 import type { Admission } from "../../../lib/rateLimit/limiter.ts";
 import { graceMs, RateLimiter } from "../../../lib/rateLimit/limiter.ts";
 import type { RateLimit } from "../../../lib/rateLimit/policy.ts";
-import { leaseSize, parseRateLimit } from "../../../lib/rateLimit/policy.ts";
 import type { RateLimitBucketRepository } from "../../../lib/repositories/rateLimitBuckets.ts";
 import { RateLimitBucketStore } from "../../../lib/repositories/rateLimitBuckets.ts";
-import { keys } from "../../../lib/table/schema.ts";
-import { num } from "../../../lib/table/item.ts";
-import { Table } from "../../../lib/table/table.ts";
 import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 import type { RecordingProxy } from "../../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../../support/recordingDynamoProxy.ts";
+import { limitOf } from "../helpers.ts";
 
 const store = useEmbeddedDynamo();
 let proxy: RecordingProxy | undefined;
@@ -36,12 +33,6 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-function limitOf(rate: string, burst: number): RateLimit {
-  const limit = parseRateLimit(rate, burst);
-  if (typeof limit === "string") throw new Error(limit);
-  return limit;
-}
-
 /** The i-th container's limiter of a rig. */
 function nth(limiters: readonly RateLimiter[], i: number): RateLimiter {
   const limiter = limiters[i];
@@ -53,7 +44,6 @@ function nth(limiters: readonly RateLimiter[], i: number): RateLimiter {
 async function rig(containers = 1, random: () => number = Math.random) {
   const tableName = await store.newTable();
   const clock = { t: 1_800_000_000_000 };
-  const now = () => clock.t;
   const recorder = proxy;
   const db = client;
   if (!recorder || !db) throw new Error("beforeAll did not run");
@@ -62,76 +52,16 @@ async function rig(containers = 1, random: () => number = Math.random) {
     () =>
       new RateLimiter({
         buckets: new RateLimitBucketStore(db, tableName),
-        now,
+        now: () => clock.t,
         random,
       }),
   );
   const label = `rig-${tableName}`;
   recorder.label = label;
-  const calls = () => recorder.calls.filter((call) => call.label === label);
-  const writes = () => calls().filter((call) => call.operation === "UpdateItem").length;
-  const bucket = async (keyId: string) => {
-    const item = await new Table(store.db, tableName).get(
-      keys.rateLimitBucket(keyId),
-      Date.now() + 5000,
-    );
-    return item && num(item, "tat");
-  };
-  return { clock, limiters, calls, writes, bucket, deadline: () => clock.t + 10_000 };
+  const writes = () =>
+    recorder.calls.filter((call) => call.label === label && call.operation === "UpdateItem").length;
+  return { clock, limiters, writes, deadline: () => clock.t + 10_000 };
 }
-
-describe("a key is admitted up to its burst, then refused with Retry-After", () => {
-  it("admits the burst at once, refuses the next, and says when to come back", async () => {
-    const { limiters, deadline } = await rig();
-    const limiter = nth(limiters, 0);
-    const limit = limitOf("10/s", 20);
-    const answers = [];
-    for (let i = 0; i < 21; i++) answers.push(await limiter.admit("key_a", limit, deadline()));
-    expect(answers.slice(0, 20).every((a) => a.admitted)).toBe(true);
-    expect(answers[20]).toMatchObject({ admitted: false, remaining: 0 });
-    const retryAfter = answers[20]?.retryAfterSeconds ?? 0;
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(Number.isInteger(retryAfter)).toBe(true);
-    expect(answers[0]?.remaining).toBe(19);
-  });
-});
-
-describe("a container that knows the bucket is empty refuses without a store call", () => {
-  it("asks the store again only once the bucket can give a lease", async () => {
-    // The refused container asks again half way through its spread (next token + 500 ms).
-    const { clock, limiters, calls, deadline } = await rig(1, () => 0.5);
-    const limiter = nth(limiters, 0);
-    const limit = limitOf("10/s", 20);
-    for (let i = 0; i < 20; i++) await limiter.admit("key_b", limit, deadline());
-    expect((await limiter.admit("key_b", limit, deadline())).admitted).toBe(false);
-    const asked = calls().length;
-    // For 250 ms it admits only what its last lease holds for then (at 10/s, at most 3), and
-    // never asks the store.
-    let admitted = 0;
-    for (let i = 0; i < 50; i++) {
-      clock.t += 5;
-      if ((await limiter.admit("key_b", limit, deadline())).admitted) admitted += 1;
-    }
-    expect(admitted).toBeLessThanOrEqual(3);
-    expect(calls().length).toBe(asked);
-    clock.t += 3000; // past the moment it computed: the bucket holds two leases again
-    expect((await limiter.admit("key_b", limit, deadline())).admitted).toBe(true);
-    expect(calls().length).toBeGreaterThan(asked);
-  });
-});
-
-describe("a refused request writes nothing", () => {
-  it("leaves the bucket as it was", async () => {
-    const { limiters, bucket, deadline } = await rig(2);
-    const limit = limitOf("10/s", 8);
-    const [first, second] = [nth(limiters, 0), nth(limiters, 1)];
-    for (let i = 0; i < 8; i++) await first.admit("key_c", limit, deadline());
-    const before = await bucket("key_c");
-    // The second container has never looked: its lease is refused by the condition.
-    expect((await second.admit("key_c", limit, deadline())).admitted).toBe(false);
-    expect(await bucket("key_c")).toBe(before);
-  });
-});
 
 /** The rule tests' moment: the clock the limiter is given starts here. */
 const t0 = 1_800_000_000_000;
@@ -414,29 +344,17 @@ describe("a lease takes at most the limiter's budget of a request's time (defaul
 });
 
 describe("another container wrote between the read and the write: one more write, not a 429", () => {
-  it("the first write fails its condition, the bucket still holds enough, the second is made", async () => {
+  // It read an absent bucket (idle form); the other container's lease made it draining.
+  it.each([
+    ["enough left: the second write is made", 5, true, ["read", "take", "take"], 700],
+    ["one token left is enough for the second", 19, true, ["read", "take", "take"], 2100],
+    ["too little left: refused, no more writes", 20, false, ["read", "take"], 2000],
+  ] as const)("%s", async (_, taken, admitted, operations, tatAfter) => {
     const { admit, ops, tat, setAfterRead, another } = await containerRig();
-    setAfterRead(() => another("key", 5));
-    // It read an absent bucket (idle form); the other container's lease made it draining.
-    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(true);
-    expect(ops()).toEqual(["read", "take", "take"]);
-    expect(await tat("key")).toBe(t0 + 700);
-  });
-
-  it("one token left is enough for the second write", async () => {
-    const { admit, ops, tat, setAfterRead, another } = await containerRig();
-    setAfterRead(() => another("key", 19));
-    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(true);
-    expect(ops()).toEqual(["read", "take", "take"]);
-    expect(await tat("key")).toBe(t0 + 2100);
-  });
-
-  it("when the other container left too little, it is refused and writes no more", async () => {
-    const { admit, ops, tat, setAfterRead, another } = await containerRig();
-    setAfterRead(() => another("key", 20));
-    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(false);
-    expect(ops()).toEqual(["read", "take"]);
-    expect(await tat("key")).toBe(t0 + 2000);
+    setAfterRead(() => another("key", taken));
+    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(admitted);
+    expect(ops()).toEqual(operations);
+    expect(await tat("key")).toBe(t0 + tatAfter);
   });
 });
 
@@ -536,7 +454,7 @@ describe("a leased ticket lapses a little after the bucket gives its token back"
   });
 });
 
-describe("a limit changed by the operator starts the container's count for the key afresh", () => {
+describe("a limit changed by the operator applies at the next request: the container starts afresh", () => {
   it("a raised burst: a container refused under the old one is admitted at once", async () => {
     const { admit } = await containerRig();
     for (let n = 0; n < 20; n++) await admit("key", limitOf("10/s", 20));
@@ -544,71 +462,82 @@ describe("a limit changed by the operator starts the container's count for the k
     expect((await admit("key", limitOf("10/s", 40))).admitted).toBe(true);
   });
 
-  it("a changed rate: tokens leased under the old one are not spent, the bucket is asked", async () => {
+  it.each([
+    [
+      "a changed rate: tokens leased under the old one are not spent, the bucket is asked",
+      "20/s",
+      4,
+    ],
+    ["the same limit again keeps them", "10/s", 2],
+  ] as const)("%s", async (_, rate, storeCalls) => {
     const { admit, ops } = await containerRig();
     await admit("key", limitOf("10/s", 20)); // a lease of 2: one left
-    expect((await admit("key", limitOf("20/s", 20))).admitted).toBe(true);
-    expect(ops()).toEqual(["read", "take", "read", "take"]);
+    expect((await admit("key", limitOf(rate, 20))).admitted).toBe(true);
+    expect(ops()).toEqual(["read", "take", "read", "take"].slice(0, storeCalls));
   });
 
-  it("the same limit again keeps them", async () => {
-    const { admit, ops } = await containerRig();
-    await admit("key", limitOf("10/s", 20));
-    expect((await admit("key", limitOf("10/s", 20))).admitted).toBe(true);
-    expect(ops()).toEqual(["read", "take"]);
+  it("a raised limit admits at once: the bucket's debt is kept in tokens, not in time", async () => {
+    const { limiters, deadline } = await rig(2);
+    const [first, second] = [nth(limiters, 0), nth(limiters, 1)];
+    const old = limitOf("1/min", 5);
+    for (let i = 0; i < 5; i++) await first.admit("key_e", old, deadline());
+    expect((await first.admit("key_e", old, deadline())).admitted).toBe(false);
+    expect((await second.admit("key_e", old, deadline())).admitted).toBe(false);
+    const raised = limitOf("100/s", 200);
+    expect((await first.admit("key_e", raised, deadline())).admitted).toBe(true);
+    expect((await second.admit("key_e", raised, deadline())).admitted).toBe(true);
+  });
+
+  it("a lowered limit refuses once the new burst is used", async () => {
+    const { limiters, deadline } = await rig();
+    const limiter = nth(limiters, 0);
+    for (let i = 0; i < 3; i++) await limiter.admit("key_g", limitOf("100/s", 200), deadline());
+    const lowered = limitOf("1/min", 2);
+    const answers = [];
+    for (let i = 0; i < 60; i++)
+      answers.push((await limiter.admit("key_g", lowered, deadline())).admitted);
+    // Tokens already leased under the old limit may still be spent, then the new one holds.
+    expect(answers.filter(Boolean).length).toBeLessThanOrEqual(50 + 2);
+    expect(answers.at(-1)).toBe(false);
   });
 });
 
 describe("fail open: the store's failure admits, and for a second the store is left alone", () => {
-  function failing() {
-    const failure = new Error("the store is out of reach");
-    let calls = 0;
-    const buckets: RateLimitBucketRepository = {
-      read: () => {
-        calls += 1;
-        return Promise.reject(failure);
-      },
-      take: () => {
-        calls += 1;
-        return Promise.reject(failure);
-      },
-    };
-    return { buckets, failure, calls: () => calls };
+  /** A limiter whose store is out of reach (nothing listens there): every lease fails. */
+  function unreachable() {
+    const nowhere = new DynamoDb({
+      region: "local",
+      endpoint: "http://127.0.0.1:9",
+      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+      baseDelayMs: 5,
+    });
+    onTestFinished(() => {
+      nowhere.close();
+    });
+    const clock = { t: Date.now() };
+    const buckets = new RateLimitBucketStore(nowhere, "nowhere");
+    const limiter = new RateLimiter({ buckets, now: () => clock.t, random: () => 0 });
+    // The request's deadline: the client gives up on the store within a tenth of a second.
+    const admit = () => limiter.admit("key", limitOf("10/s", 20), Date.now() + 100);
+    return { clock, admit };
   }
 
-  it("admitted with the cause once, then without it and without a store call until 1 s has passed", async () => {
-    const { buckets, failure, calls } = failing();
-    const clock = { t: t0 };
-    const limiter = new RateLimiter({ buckets, now: () => clock.t, random: () => 0 });
-    const limit = limitOf("10/s", 20);
-    expect(await limiter.admit("key", limit, t0 + 10_000)).toMatchObject({
-      admitted: true,
-      failedOpen: true,
-      cause: failure,
-    });
-    expect(calls()).toBe(1);
-    clock.t = t0 + 999;
-    expect(await limiter.admit("key", limit, t0 + 10_000)).toEqual(
+  it("admitted with the cause once, then without it (the store not asked) until 1 s has passed", async () => {
+    const { clock, admit } = unreachable();
+    const start = clock.t;
+    const failed = { admitted: true, failedOpen: true, cause: expect.any(Error) as unknown };
+    expect(await admit()).toMatchObject(failed);
+    clock.t = start + 999;
+    expect(await admit()).toEqual(
       expect.objectContaining({ admitted: true, failedOpen: true, cause: undefined }),
     );
-    expect(calls()).toBe(1);
-    clock.t = t0 + 1000;
-    expect(await limiter.admit("key", limit, t0 + 10_000)).toMatchObject({
-      admitted: true,
-      failedOpen: true,
-      cause: failure,
-    });
-    expect(calls()).toBe(2);
+    clock.t = start + 1000;
+    expect(await admit()).toMatchObject(failed);
   });
 
   it("the next request after the failure does not wait on it: the lease in flight is settled", async () => {
-    const { buckets } = failing();
-    const limiter = new RateLimiter({ buckets, now: () => t0, random: () => 0 });
-    const limit = limitOf("10/s", 20);
-    const answers = await Promise.all([
-      limiter.admit("key", limit, t0 + 10_000),
-      limiter.admit("key", limit, t0 + 10_000),
-    ]);
+    const { admit } = unreachable();
+    const answers = await Promise.all([admit(), admit()]);
     expect(answers.map((answer) => answer.failedOpen)).toEqual([true, true]);
   });
 });
@@ -664,76 +593,6 @@ describe("containers share one bucket: admitted within the contract's bounds", (
       expect(writes() / admitted).toBeLessThanOrEqual(0.1);
     },
   );
-});
-
-describe("leases are sized from the key's rate", () => {
-  it.each([
-    ["1/min", 5, 1],
-    ["10/s", 20, 5],
-    ["50/s", 100, 25],
-    ["50/s", 40, 20],
-    ["1000/s", 2000, 500],
-  ] as const)("%s burst %i: %i tokens", (rate, burst, size) => {
-    expect(leaseSize(limitOf(rate, burst))).toBe(size);
-  });
-});
-
-describe("a limit changed by the operator applies at the next request", () => {
-  it("a raised limit admits at once: the bucket's debt is kept in tokens, not in time", async () => {
-    const { limiters, deadline } = await rig(2);
-    const [first, second] = [nth(limiters, 0), nth(limiters, 1)];
-    const old = limitOf("1/min", 5);
-    for (let i = 0; i < 5; i++) await first.admit("key_e", old, deadline());
-    expect((await first.admit("key_e", old, deadline())).admitted).toBe(false);
-    expect((await second.admit("key_e", old, deadline())).admitted).toBe(false);
-    const raised = limitOf("100/s", 200);
-    expect((await first.admit("key_e", raised, deadline())).admitted).toBe(true);
-    expect((await second.admit("key_e", raised, deadline())).admitted).toBe(true);
-  });
-
-  it("a lowered limit refuses once the new burst is used", async () => {
-    const { limiters, deadline } = await rig();
-    const limiter = nth(limiters, 0);
-    for (let i = 0; i < 3; i++) await limiter.admit("key_g", limitOf("100/s", 200), deadline());
-    const lowered = limitOf("1/min", 2);
-    const answers = [];
-    for (let i = 0; i < 60; i++)
-      answers.push((await limiter.admit("key_g", lowered, deadline())).admitted);
-    // Tokens already leased under the old limit may still be spent, then the new one holds.
-    expect(answers.filter(Boolean).length).toBeLessThanOrEqual(50 + 2);
-    expect(answers.at(-1)).toBe(false);
-  });
-});
-
-describe("fail open: a bucket out of reach admits, and the store is left alone for a second", () => {
-  it("admits with failedOpen and the cause, then without store calls", async () => {
-    const tableName = await store.newTable();
-    const clock = { t: Date.now() };
-    const now = () => clock.t;
-    // Nothing listens here: every attempt fails at once, until the limiter's budget is spent.
-    const nowhere = new DynamoDb({
-      region: "local",
-      endpoint: "http://127.0.0.1:9",
-      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
-      baseDelayMs: 5,
-    });
-    try {
-      const limiter = new RateLimiter({
-        buckets: new RateLimitBucketStore(nowhere, tableName),
-        now,
-        budgetMs: 100,
-      });
-      const limit = limitOf("1/s", 1);
-      const first = await limiter.admit("key_f", limit, clock.t + 10_000);
-      expect(first).toMatchObject({ admitted: true, failedOpen: true });
-      expect(first.cause).toBeInstanceOf(Error);
-      clock.t += 500;
-      const second = await limiter.admit("key_f", limit, clock.t + 10_000);
-      expect(second).toMatchObject({ admitted: true, failedOpen: true, cause: undefined });
-    } finally {
-      nowhere.close();
-    }
-  });
 });
 
 /** The window of at least 1 s that holds the most admissions against 1.1 × (rate × t + burst). */

@@ -4,19 +4,13 @@
  * leases from it.
  */
 import { describe, expect, it } from "vitest";
-import type { RateLimit } from "../../../lib/rateLimit/policy.ts";
 import {
   describeRateLimit,
   intervalMs,
   leaseSize,
   parseRateLimit,
 } from "../../../lib/rateLimit/policy.ts";
-
-function limitOf(rate: string, burst: number | string): RateLimit {
-  const limit = parseRateLimit(rate, burst);
-  if (typeof limit === "string") throw new Error(limit);
-  return limit;
-}
+import { limitOf } from "../helpers.ts";
 
 describe("a rate is <n>/s or <n>/min, kept as written", () => {
   it.each([
@@ -115,6 +109,9 @@ describe("a lease is half a second of the key's rate, at least 1, at most half t
     ["1/min", 100, 1],
     ["50/s", 1, 1],
     ["50/s", 3, 1],
+    ["1/min", 5, 1],
+    ["10/s", 20, 5],
+    ["1000/s", 2000, 500],
   ] as const)("%s burst %i: %i tokens", (rate, burst, size) => {
     expect(leaseSize(limitOf(rate, burst))).toBe(size);
   });

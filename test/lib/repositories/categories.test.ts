@@ -20,6 +20,7 @@ import { localClient } from "../../../local/embeddedDynamo.ts";
 import { startStoreProxy } from "../../../local/storeProxy.ts";
 import { soon, useFaultyStore } from "../../support/dynamo.ts";
 import { scaled, slowingClock } from "../../support/speed.ts";
+import { failureOf } from "../helpers.ts";
 
 /** The repository's and its client's clock: a failed create's withdrawal counts its time on it. */
 const clock = slowingClock();
@@ -64,6 +65,7 @@ async function withdrawals(table: Table): Promise<Item[]> {
  * deadline it returns is 400 ms away; past it the clock runs slower by the machine's measured
  * slowness, so the withdrawal's shares of time (80, 150, 200 ms) last as long as on a quiet one.
  */
+
 function loseThePutsOutcome(): number {
   const deadline = Date.now() + 400;
   clock.slowFrom(deadline);
@@ -73,25 +75,34 @@ function loseThePutsOutcome(): number {
 }
 
 describe("the counter hands out ids within JavaScript's safe-integer range, from 1", () => {
+  it("assigns consecutive ids in creation order and returns the stored category", async () => {
+    const { categories } = await fixture();
+    expect(await categories.create({ name: "dog" }, "r1", soon())).toEqual({ id: 1, name: "dog" });
+    const cat = { name: "cat", description: "Felines" };
+    expect(await categories.create(cat, "r2", soon())).toEqual({ id: 2, ...cat });
+  });
+
+  it("a counter update whose answer was lost skips an id, never repeats one", async () => {
+    const { categories } = await fixture();
+    await categories.create({ name: "a" }, "r1", soon());
+    proxy().inject({ fault: "lost_response", operation: "UpdateItem", times: 1 });
+    expect((await categories.create({ name: "b" }, "r2", soon())).id).toBe(3);
+    expect((await categories.list(soon())).map((c) => c.id)).toEqual([1, 3]);
+  });
+
   it("hands out the largest safe integer itself", async () => {
     const { categories, table } = await fixture();
     await table.put(keys.counter("category"), { value: Number.MAX_SAFE_INTEGER - 1 }, soon());
     expect(await categories.nextId(soon())).toBe(Number.MAX_SAFE_INTEGER);
   });
 
-  it("refuses an id past the safe-integer range, naming it, and stores no category", async () => {
+  it.each([
+    ["past the safe-integer range, naming it", Number.MAX_SAFE_INTEGER, String(2 ** 53)],
+    ["0 (a counter below zero)", -1, "(0)"],
+  ])("refuses an id %s, and stores no category", async (_, counter, named) => {
     const { categories, table } = await fixture();
-    await table.put(keys.counter("category"), { value: Number.MAX_SAFE_INTEGER }, soon());
-    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow(
-      String(Number.MAX_SAFE_INTEGER + 1),
-    );
-    expect(await categories.list(soon())).toEqual([]);
-  });
-
-  it("never hands out 0 (a counter below zero), and stores no category", async () => {
-    const { categories, table } = await fixture();
-    await table.put(keys.counter("category"), { value: -1 }, soon());
-    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow("(0)");
+    await table.put(keys.counter("category"), { value: counter }, soon());
+    await expect(categories.create({ name: "dog" }, "r1", soon())).rejects.toThrow(named);
     expect(await categories.list(soon())).toEqual([]);
   });
 });
@@ -101,10 +112,7 @@ describe("a put under an id holding another request's category fails and leaves 
     const { categories, table } = await fixture();
     const first = await categories.create({ name: "dog" }, "r1", soon());
     const version = await listVersion(table);
-    const failure = await categories.put(first.id, { name: "cat" }, "r2", soon()).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await failureOf(categories.put(first.id, { name: "cat" }, "r2", soon()));
     expect(isConditionFailure(failure)).toBe(true);
     const stored = await table.get(keys.resource("category", first.id), soon());
     expect(stored && text(stored, "requestId")).toBe("r1");
@@ -134,12 +142,9 @@ describe("a put under a taken id fails even when the category it met is gone by 
     });
     const client = localClient(between.endpoint);
     try {
-      const failure = await new CategoryStore(client, name)
-        .put(id, { name: "cat" }, "r2", soon())
-        .then(
-          () => undefined,
-          (error: unknown) => error,
-        );
+      const failure = await failureOf(
+        new CategoryStore(client, name).put(id, { name: "cat" }, "r2", soon()),
+      );
       expect(isConditionFailure(failure)).toBe(true);
       // Only dynalite needs the check read (DynamoDB and DynamoDB Local answer ALL_OLD).
       expect(await owner.get(id, soon())).toEqual(checkReads > 0 ? undefined : { id, name: "dog" });
@@ -151,6 +156,16 @@ describe("a put under a taken id fails even when the category it met is gone by 
 });
 
 describe("a retried put is recognised as its own by the request id: no conflict", () => {
+  it("a put whose answer was lost is recognised on retry, stored once", async () => {
+    const { categories } = await fixture();
+    proxy().inject({ fault: "lost_response", operation: "PutItem", times: 1 });
+    expect(await categories.create({ name: "dog" }, "req-1", soon())).toEqual({
+      id: 1,
+      name: "dog",
+    });
+    expect(await categories.list(soon())).toEqual([{ id: 1, name: "dog" }]);
+  });
+
   it("a second put of the same request under its id answers the category, stored once", async () => {
     const { categories } = await fixture();
     const id = await categories.nextId(soon());
@@ -160,22 +175,70 @@ describe("a retried put is recognised as its own by the request id: no conflict"
   });
 });
 
+describe("concurrent creates never share an id and never lose a category", () => {
+  it("stores 100 parallel creates under 100 distinct ids, all listed", async () => {
+    const { categories } = await fixture();
+    const created = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        categories.create({ name: `c${i}` }, `r${i}`, soon(30_000)),
+      ),
+    );
+    const ids = created.map((c) => c.id);
+    expect(new Set(ids).size).toBe(100);
+    // A counter update retried after a slow attempt burns an id (a gap, never a repeat), so
+    // the rule is: the listed ids are exactly the created ones, in id order.
+    const listed = await categories.list(soon());
+    expect(listed.map((c) => c.id)).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
+
+describe("list reads every page, in id order", () => {
+  it("lists a table holding well over 1 MB of categories whole", async () => {
+    const { categories } = await fixture();
+    const description = "d".repeat(1000);
+    const count = 1600; // ~1.7 MB of items: DynamoDB pages Query results at 1 MB
+    const created: number[] = [];
+    for (let start = 0; start < count; start += 100) {
+      const batch = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          categories.create({ name: `n${start + i}`, description }, "r", soon(30_000)),
+        ),
+      );
+      created.push(...batch.map((c) => c.id));
+    }
+    const queries = proxy().seen.get("Query") ?? 0;
+    const listed = await categories.list(soon(30_000));
+    expect(listed).toHaveLength(count);
+    expect(listed.map((c) => c.id)).toEqual(created.sort((a, b) => a - b));
+    expect((proxy().seen.get("Query") ?? 0) - queries).toBeGreaterThan(1);
+  });
+});
+
 describe("only a failed condition tells that an earlier attempt landed: any other refusal fails the put", () => {
   it("a put the store refuses (an item over 400 KB) fails, even where the request's own write stands", async () => {
     const { categories } = await fixture();
     const id = await categories.nextId(soon());
     await categories.put(id, { name: "dog" }, "r1", soon());
     const huge = { name: "dog", description: "d".repeat(410 * 1024) };
-    const failure = await categories.put(id, huge, "r1", soon()).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await failureOf(categories.put(id, huge, "r1", soon()));
     expect(failure).toBeInstanceOf(DynamoDbError);
     expect(isConditionFailure(failure)).toBe(false);
   });
 });
 
 describe("a failed create withdraws its own write, which may have landed", () => {
+  it("a put that keeps failing stores nothing and surfaces the failure", async () => {
+    const { categories } = await fixture();
+    proxy().inject({
+      fault: "server_error",
+      operation: "PutItem",
+      times: Number.POSITIVE_INFINITY,
+    });
+    await expect(categories.create({ name: "dog" }, "r", Date.now() + 300)).rejects.toThrow();
+    proxy().clear();
+    expect(await categories.list(soon())).toEqual([]);
+  });
+
   it("records the withdrawal beside the counter, deletes the category, then bumps the list version", async () => {
     const { categories, table } = await fixture();
     const before = Date.now();

@@ -12,46 +12,39 @@ import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 const store = useEmbeddedDynamo();
 const start = Date.parse("2026-06-01T10:00:00.000Z");
 
-describe("a key event is stored with who made it and when", () => {
-  it("answers the event as stored: its kind, key, who, detail, and the clock's time", async () => {
-    const events = new KeyEventStore(store.db, await store.newTable(), () => start);
-    const recorded = await events.record(
-      { event: "update", keyId: "key_a", who: "local:alice", detail: "scopes categories:read" },
-      soon(),
-    );
-    expect(recorded).toEqual({
-      event: "update",
-      keyId: "key_a",
-      who: "local:alice",
-      at: "2026-06-01T10:00:00.000Z",
-      detail: "scopes categories:read",
-    });
-    expect(await events.list(undefined, soon())).toEqual([recorded]);
-  });
+type Event = Parameters<KeyEventStore["record"]>[0];
 
-  it("an event without a detail lists without one", async () => {
+/** A store on a fresh table that records `made` one millisecond apart, from `start`. */
+async function recorded(made: readonly Event[]): Promise<KeyEventStore> {
+  let now = start;
+  const events = new KeyEventStore(store.db, await store.newTable(), () => now);
+  for (const event of made) {
+    await events.record(event, soon());
+    now += 1;
+  }
+  return events;
+}
+
+describe("a key event is stored with who made it and when", () => {
+  it.each([
+    { event: "update", keyId: "key_a", who: "local:alice", detail: "scopes categories:read" },
+    { event: "revoke", keyId: "key_a", who: "local:alice" },
+  ] as const)("answers and lists %j as stored, at the clock's time", async (event) => {
     const events = new KeyEventStore(store.db, await store.newTable(), () => start);
-    await events.record({ event: "revoke", keyId: "key_a", who: "local:alice" }, soon());
-    const [listed] = await events.list("key_a", soon());
-    expect(listed).toEqual({
-      event: "revoke",
-      keyId: "key_a",
-      who: "local:alice",
-      at: "2026-06-01T10:00:00.000Z",
-      detail: undefined,
-    });
+    const expected = { detail: undefined, ...event, at: "2026-06-01T10:00:00.000Z" };
+    expect(await events.record(event, soon())).toEqual(expected);
+    expect(await events.list(undefined, soon())).toEqual([expected]);
+    expect(await events.list("key_a", soon())).toEqual([expected]);
   });
 });
 
 describe("history lists every event oldest first, or those of one key", () => {
   it("orders by time whatever the order of the key ids", async () => {
-    let now = start;
-    const events = new KeyEventStore(store.db, await store.newTable(), () => now);
-    await events.record({ event: "create", keyId: "key_z", who: "local:a" }, soon());
-    now += 1;
-    await events.record({ event: "create", keyId: "key_a", who: "local:a" }, soon());
-    now += 1;
-    await events.record({ event: "revoke", keyId: "key_z", who: "local:a" }, soon());
+    const events = await recorded([
+      { event: "create", keyId: "key_z", who: "local:a" },
+      { event: "create", keyId: "key_a", who: "local:a" },
+      { event: "revoke", keyId: "key_z", who: "local:a" },
+    ]);
     expect((await events.list(undefined, soon())).map((e) => [e.event, e.keyId])).toEqual([
       ["create", "key_z"],
       ["create", "key_a"],
@@ -60,18 +53,12 @@ describe("history lists every event oldest first, or those of one key", () => {
   });
 
   it("one key's history: its own events and the rotation that issued it, no other key's", async () => {
-    let now = start;
-    const events = new KeyEventStore(store.db, await store.newTable(), () => now);
-    await events.record({ event: "create", keyId: "key_old", who: "local:a" }, soon());
-    now += 1;
-    await events.record({ event: "create", keyId: "key_other", who: "local:a" }, soon());
-    now += 1;
-    await events.record(
+    const events = await recorded([
+      { event: "create", keyId: "key_old", who: "local:a" },
+      { event: "create", keyId: "key_other", who: "local:a" },
       { event: "rotate", keyId: "key_old", who: "local:a", detail: "new key key_new, grace 24h" },
-      soon(),
-    );
-    now += 1;
-    await events.record({ event: "revoke", keyId: "key_new", who: "local:a" }, soon());
+      { event: "revoke", keyId: "key_new", who: "local:a" },
+    ]);
     expect((await events.list("key_old", soon())).map((e) => e.event)).toEqual([
       "create",
       "rotate",

@@ -43,118 +43,74 @@ function lease(keyId: string, expected: Take["expected"], extra: Partial<Take> =
   return { keyId, tokens: 5, intervalMs: 100, burst: 20, expected, now, ...extra };
 }
 
-describe("no bucket yet is a full bucket: the first lease starts from now", () => {
-  it("tat = now + the lease's tokens × interval, with the interval it was counted in", async () => {
-    const { buckets, item } = await rig();
-    expect(await buckets.take(lease("k", undefined), soon())).toEqual({
-      taken: true,
-      state: { tat: now + 500, intervalMs: 100 },
+type At = readonly [number, number];
+/** A bucket state: tat `now + dt`, counted in `intervalMs`. */
+const state = ([dt, intervalMs]: At) => ({ tat: now + dt, intervalMs });
+/** A lease at 100/s of a bucket of 200, after the key's rate changed from 1/min. */
+const c = { tokens: 5, intervalMs: 10, burst: 200 };
+
+/**
+ * One conditional write per lease, in the form the caller's last look (`seen`: "read", the bucket
+ * read just before, or what it saw earlier) calls for: made, with the new tat in the interval it
+ * was counted in, or refused with the bucket it met, writing nothing.
+ */
+describe("a lease takes whole blocks from the bucket as last seen, or is refused and writes nothing", () => {
+  it.each<[string, At | null, "read" | At | null, Partial<Take>, boolean, At]>([
+    ["no bucket is full: tat = now + tokens × interval", null, null, {}, true, [500, 100]],
+    [
+      "a tat passed: replaced by now + cost (idle form)",
+      [-1000, 100],
+      "read",
+      {},
+      true,
+      [500, 100],
+    ],
+    ["draining: the cost is added to tat", [300, 100], "read", {}, true, [800, 100]],
+    ["a tat of exactly now: full, taken draining", [0, 100], "read", {}, true, [500, 100]],
+    // Full at now + 20 × 100 ms: one token left while tat is one interval short of that.
+    ["one token left: the whole block is taken", [1900, 100], "read", {}, true, [2400, 100]],
+    ["less than one token left: refused", [1901, 100], "read", {}, false, [1901, 100]],
+    ["seen absent, leased by another since: refused", [300, 100], null, {}, false, [300, 100]],
+    ["seen idle, leased by another since: refused", [300, 100], [-50, 100], {}, false, [300, 100]],
+    ["seen in another interval: refused", [300, 50], [300, 100], {}, false, [300, 50]],
+    // One token owed at 1/min is one owed at 100/s: the debt is kept in tokens.
+    ["a changed rate: rescaled, in the new interval", [60_000, 60_000], "read", c, true, [60, 10]],
+    [
+      "a changed rate, seen stale: refused",
+      [120_000, 60_000],
+      [60_000, 60_000],
+      c,
+      false,
+      [120_000, 60_000],
+    ],
+    [
+      "rescaled by another already: refused",
+      [60_000, 10],
+      [60_000, 60_000],
+      c,
+      false,
+      [60_000, 10],
+    ],
+  ])("%s", async (_, stored, seenAs, extra, taken, met) => {
+    const { buckets, item, seed } = await rig();
+    if (stored) await seed("k", now + stored[0], stored[1]);
+    const before = await item("k");
+    let seen = seenAs === null || seenAs === "read" ? undefined : state(seenAs);
+    if (seenAs === "read") {
+      seen = await buckets.read("k", extra.intervalMs ?? 100, soon());
+      expect(seen).toEqual(stored && state(stored));
+    }
+    expect(await buckets.take(lease("k", seen, extra), soon())).toEqual({
+      taken,
+      state: state(met),
     });
-    expect(await item("k")).toMatchObject({ tat: now + 500, interval: 100 });
+    const after = taken ? { tat: now + met[0], interval: met[1] } : before;
+    expect(await item("k")).toMatchObject(after ?? {});
   });
 
   it("a bucket read before it exists: tat 0 (full) in the interval asked", async () => {
     const { buckets } = await rig();
     expect(await buckets.read("k", 250, soon())).toEqual({ tat: 0, intervalMs: 250 });
-  });
-});
-
-describe("a bucket whose tat has passed is full again: the lease starts from now (idle form)", () => {
-  it("an old tat is replaced by now + cost, not added to", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now - 1000, 100);
-    const seen = await buckets.read("k", 100, soon());
-    expect(seen).toEqual({ tat: now - 1000, intervalMs: 100 });
-    expect(await buckets.take(lease("k", seen), soon())).toEqual({
-      taken: true,
-      state: { tat: now + 500, intervalMs: 100 },
-    });
-    expect((await item("k"))?.tat).toBe(now + 500);
-  });
-});
-
-describe("a draining bucket: the lease adds its cost to tat while one token is left", () => {
-  it("tat moves the lease's tokens × interval later", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now + 300, 100);
-    const seen = await buckets.read("k", 100, soon());
-    expect(await buckets.take(lease("k", seen), soon())).toEqual({
-      taken: true,
-      state: { tat: now + 800, intervalMs: 100 },
-    });
-    expect((await item("k"))?.tat).toBe(now + 800);
-  });
-
-  it("a tat of exactly now is a full bucket, taken in the draining form", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now, 100);
-    const seen = await buckets.read("k", 100, soon());
-    expect(await buckets.take(lease("k", seen), soon())).toMatchObject({
-      taken: true,
-      state: { tat: now + 500 },
-    });
-    expect((await item("k"))?.tat).toBe(now + 500);
-  });
-
-  it("with exactly one token left the whole block is taken (the rest are the next tokens)", async () => {
-    const { buckets, item, seed } = await rig();
-    // Full at now + 20 × 100 ms: one token left while tat is one interval short of that.
-    await seed("k", now + 1900, 100);
-    const seen = await buckets.read("k", 100, soon());
-    expect(await buckets.take(lease("k", seen), soon())).toMatchObject({
-      taken: true,
-      state: { tat: now + 2400 },
-    });
-    expect((await item("k"))?.tat).toBe(now + 2400);
-  });
-
-  it("with less than one token left the lease is refused, writes nothing, and says what it met", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now + 1901, 100);
-    const seen = await buckets.read("k", 100, soon());
-    const before = await item("k");
-    expect(await buckets.take(lease("k", seen), soon())).toEqual({
-      taken: false,
-      state: { tat: now + 1901, intervalMs: 100 },
-    });
-    expect(await item("k")).toEqual(before);
-  });
-});
-
-describe("a wrong guess of the bucket's state is a refusal that writes nothing", () => {
-  it("seen as absent, but another container leased since: refused, with the bucket it met", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now + 300, 100);
-    const before = await item("k");
-    expect(await buckets.take(lease("k", undefined), soon())).toEqual({
-      taken: false,
-      state: { tat: now + 300, intervalMs: 100 },
-    });
-    expect(await item("k")).toEqual(before);
-  });
-
-  it("seen idle, but another container leased since: refused", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now + 300, 100);
-    const before = await item("k");
-    const stale = { tat: now - 50, intervalMs: 100 };
-    expect(await buckets.take(lease("k", stale), soon())).toEqual({
-      taken: false,
-      state: { tat: now + 300, intervalMs: 100 },
-    });
-    expect(await item("k")).toEqual(before);
-  });
-
-  it("seen draining in this interval, but the bucket is counted in another: refused", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now + 300, 50);
-    const before = await item("k");
-    const guess = { tat: now + 300, intervalMs: 100 };
-    expect(await buckets.take(lease("k", guess), soon())).toEqual({
-      taken: false,
-      state: { tat: now + 300, intervalMs: 50 },
-    });
-    expect(await item("k")).toEqual(before);
   });
 });
 
@@ -170,40 +126,6 @@ describe("a changed rate keeps the bucket's debt in tokens, counted in the new i
   it("the same interval, or a tat already passed (a full bucket), is left as it is", () => {
     expect(rescaled({ tat: now + 500, intervalMs: 100 }, 100, now)).toBe(now + 500);
     expect(rescaled({ tat: now - 500, intervalMs: 100 }, 10, now)).toBe(now - 500);
-  });
-
-  it("a lease after the change: from the rescaled tat, stored in the new interval", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now + 60_000, 60_000);
-    const seen = await buckets.read("k", 10, soon());
-    expect(seen).toEqual({ tat: now + 60_000, intervalMs: 60_000 });
-    const take = lease("k", seen, { tokens: 5, intervalMs: 10, burst: 200 });
-    expect(await buckets.take(take, soon())).toEqual({
-      taken: true,
-      state: { tat: now + 60, intervalMs: 10 },
-    });
-    expect(await item("k")).toMatchObject({ tat: now + 60, interval: 10 });
-  });
-
-  it("a rescaled lease is refused when the bucket is no longer what was seen, writing nothing", async () => {
-    const { buckets, item, seed } = await rig();
-    await seed("k", now + 120_000, 60_000);
-    const before = await item("k");
-    const stale = { tat: now + 60_000, intervalMs: 60_000 };
-    const take = lease("k", stale, { tokens: 5, intervalMs: 10, burst: 200 });
-    expect(await buckets.take(take, soon())).toEqual({
-      taken: false,
-      state: { tat: now + 120_000, intervalMs: 60_000 },
-    });
-    expect(await item("k")).toEqual(before);
-  });
-
-  it("another container already rescaled it (same tat, new interval): refused", async () => {
-    const { buckets, seed } = await rig();
-    await seed("k", now + 60_000, 10);
-    const stale = { tat: now + 60_000, intervalMs: 60_000 };
-    const take = lease("k", stale, { tokens: 5, intervalMs: 10, burst: 200 });
-    expect(await buckets.take(take, soon())).toMatchObject({ taken: false });
   });
 });
 

@@ -40,6 +40,7 @@ describe("each item type's keys are as the schema's table says", () => {
     expect(keys.idempotency("ab12", "createTag", "k").sk).not.toBe(
       keys.idempotency("ab12", "createCategory", "k").sk,
     );
+    expect(partitions.idempotency("ab12")).toBe("IDEMPOTENCY#ab12");
     expect(keys.legacyIdempotency("ab12", "retry-1")).toEqual({
       pk: "IDEMPOTENCY#ab12",
       sk: "retry-1",
@@ -72,6 +73,7 @@ describe("each item type's keys are as the schema's table says", () => {
   });
 
   it("keys API keys by hash in APIKEY, and the counter in COUNTER", () => {
+    expect(keys.apiKey("ab12")).toEqual({ pk: "APIKEY", sk: "ab12" });
     expect(partitions.apiKey).toBe("APIKEY");
     expect(partitions.counter).toBe("COUNTER");
   });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { conditionHeld, DynamoDbError, isConditionFailure } from "../../../lib/table/errors.ts";
 import { num, text, toItem } from "../../../lib/table/item.ts";
-import { idSortKey, keys, partitions } from "../../../lib/table/schema.ts";
+import { idSortKey } from "../../../lib/table/schema.ts";
 import { Table } from "../../../lib/table/table.ts";
 import { soon, storeEngine, useEmbeddedDynamo } from "../../support/dynamo.ts";
 
@@ -18,37 +18,20 @@ beforeAll(async () => {
 let partitionCount = 0;
 const freshPartition = (): string => `TEST#${++partitionCount}`;
 
-describe("the key schema says in one place what pk and sk hold for each item type", () => {
-  it("keys categories by zero-padded id, the counter, API keys by hash, idempotency by scope", () => {
-    expect(keys.resource("category", 7)).toEqual({ pk: "CATEGORY", sk: "0000000000000007" });
-    expect(keys.counter("category")).toEqual({ pk: "COUNTER", sk: "category" });
-    expect(keys.apiKey("ab12")).toEqual({ pk: "APIKEY", sk: "ab12" });
-    expect(keys.idempotency("ab12", "createCategory", "retry-1")).toEqual({
-      pk: "IDEMPOTENCY#ab12",
-      sk: "createCategory#retry-1",
-    });
-    expect(partitions.idempotency("ab12")).toBe(keys.idempotency("ab12", "op", "x").pk);
-  });
-});
-
-describe("marshalling stores strings as S and numbers as N, and leaves undefined fields out", () => {
-  it("round-trips a flat record", () => {
-    const item = toItem({ name: "dog", id: 3, description: undefined });
-    expect(item).toEqual({ name: { S: "dog" }, id: { N: "3" } });
-    expect(text(item, "name")).toBe("dog");
-    expect(num(item, "id")).toBe(3);
-    expect(text(item, "description")).toBeUndefined();
-    expect(num(item, "missing")).toBeUndefined();
-  });
-});
+/** A fresh partition holding an item `{ i, ...fields }` under each id `i` of `ids`. */
+async function partitionOf(ids: readonly number[], fields: Record<string, string> = {}) {
+  const partition = freshPartition();
+  for (const i of ids)
+    await table.put({ pk: partition, sk: idSortKey(i) }, { i, ...fields }, soon());
+  return partition;
+}
+const idKeys = (partition: string, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ pk: partition, sk: idSortKey(i + 1) }));
 
 describe("queryAll reads every page of a partition, in sort-key order", () => {
   it("follows LastEvaluatedKey past DynamoDB's 1 MB page", async () => {
-    const partition = freshPartition();
-    const filler = "x".repeat(350_000); // four items of ~350 KB: more than one 1 MB page
-    for (let i = 1; i <= 4; i++) {
-      await table.put({ pk: partition, sk: idSortKey(i) }, { i, filler }, soon());
-    }
+    // Four items of ~350 KB: more than one 1 MB page.
+    const partition = await partitionOf([1, 2, 3, 4], { filler: "x".repeat(350_000) });
     const pages: number[] = [];
     for await (const page of table.queryPages({ partition }, soon())) pages.push(page.length);
     expect(pages.length).toBeGreaterThan(1);
@@ -223,6 +206,15 @@ describe("every read of an item is strongly consistent (a list must see every cr
   });
 });
 
+/** The number of keys each BatchGetItem sent asked for, smallest first. */
+const batchSizes = (sent: readonly Sent[]): (number | undefined)[] =>
+  sent
+    .map(
+      ({ input }) =>
+        (input.RequestItems as Record<string, { Keys: unknown[] }>)[tableName]?.Keys.length,
+    )
+    .sort((a, b) => (a ?? 0) - (b ?? 0));
+
 function consistency(input: Record<string, unknown>): unknown {
   const requestItems = input.RequestItems as
     Record<string, { ConsistentRead?: unknown }> | undefined;
@@ -260,52 +252,28 @@ describe("an update answers the new attributes only when asked (ReturnValues def
 describe("batchGet reads any number of keys, 100 a request, and leaves missing ones out", () => {
   it("reads 150 keys in two requests, projected, answering only those stored", async () => {
     const { table: recorded, sent } = recording();
-    const partition = freshPartition();
     const stored = [1, 2, 99, 100, 101, 150];
-    for (const i of stored) {
-      await table.put({ pk: partition, sk: idSortKey(i) }, { i, other: "x" }, soon());
-    }
-    const keyList = Array.from({ length: 150 }, (_, i) => ({
-      pk: partition,
-      sk: idSortKey(i + 1),
-    }));
-    const items = await recorded.batchGet(keyList, soon(), ["i"]);
+    const partition = await partitionOf(stored, { other: "x" });
+    const items = await recorded.batchGet(idKeys(partition, 150), soon(), ["i"]);
     expect(items.map((item) => num(item, "i")).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(stored);
     expect(items.every((item) => Object.keys(item).join() === "i")).toBe(true);
-    const sizes = sent.map(({ input }) => {
-      const requestItems = input.RequestItems as Record<string, { Keys: unknown[] }>;
-      return requestItems[tableName]?.Keys.length;
-    });
-    expect(sizes.sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([50, 100]);
+    expect(batchSizes(sent)).toEqual([50, 100]);
   });
 
   it("asks 100 keys in one request and 101 in two (100 and 1)", async () => {
-    const partition = freshPartition();
-    await table.put({ pk: partition, sk: idSortKey(101) }, { i: 101 }, soon());
-    const keyList = Array.from({ length: 101 }, (_, i) => ({
-      pk: partition,
-      sk: idSortKey(i + 1),
-    }));
+    const keyList = idKeys(await partitionOf([101]), 101);
     for (const count of [100, 101]) {
       const { table: recorded, sent } = recording();
       const items = await recorded.batchGet(keyList.slice(0, count), soon());
       expect(items.map((item) => num(item, "i"))).toEqual(count === 101 ? [101] : []);
-      const sizes = sent.map(({ input }) => {
-        const requestItems = input.RequestItems as Record<string, { Keys: unknown[] }>;
-        return requestItems[tableName]?.Keys.length;
-      });
-      expect(sizes.sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(count === 101 ? [1, 100] : [100]);
+      expect(batchSizes(sent)).toEqual(count === 101 ? [1, 100] : [100]);
     }
   });
 
   it("asks again for the keys DynamoDB left unprocessed (throttling) until none are left", async () => {
-    const partition = freshPartition();
-    for (const i of [1, 2, 3]) {
-      await table.put({ pk: partition, sk: idSortKey(i) }, { i }, soon());
-    }
+    const partition = await partitionOf([1, 2, 3]);
     const { table: recorded, sent } = recording(firstKeyOnly);
-    const keyList = [1, 2, 3].map((i) => ({ pk: partition, sk: idSortKey(i) }));
-    const items = await recorded.batchGet(keyList, soon());
+    const items = await recorded.batchGet(idKeys(partition, 3), soon());
     expect(items.map((item) => num(item, "i"))).toEqual([1, 2, 3]);
     expect(sent).toHaveLength(3);
   });
@@ -313,11 +281,7 @@ describe("batchGet reads any number of keys, 100 a request, and leaves missing o
 
 describe("unprocessed keys are asked again with exponential backoff (DynamoDB's advice for batch retries)", () => {
   it("sends the first request at once, then waits 50 ms, doubling before each retry up to 800 ms", async () => {
-    const partition = freshPartition();
-    const stored = [1, 2, 3, 4, 5, 6, 7];
-    for (const i of stored) {
-      await table.put({ pk: partition, sk: idSortKey(i) }, { i }, soon());
-    }
+    const partition = await partitionOf([1, 2, 3, 4, 5, 6, 7]);
     // The wait the table asks before a retry is the last timer set before the retry is sent (the
     // client sets its own request timer only after that).
     const timers = vi.spyOn(globalThis, "setTimeout");
@@ -330,8 +294,7 @@ describe("unprocessed keys are asked again with exponential backoff (DynamoDB's 
       return firstKeyOnly(operation, input, forward);
     });
     try {
-      const keyList = stored.map((i) => ({ pk: partition, sk: idSortKey(i) }));
-      const reading = recorded.batchGet(keyList, soon());
+      const reading = recorded.batchGet(idKeys(partition, 7), soon());
       expect(sent).toHaveLength(1);
       expect(await reading).toHaveLength(7);
     } finally {
@@ -370,8 +333,7 @@ describe("answers without the output members the API marks optional read as empt
 
 describe("write makes one write of a transaction on its own, with its condition", () => {
   it("puts, updates and deletes, each refused when its condition does not hold", async () => {
-    const partition = freshPartition();
-    const key = onlyItem(partition);
+    const key = { pk: freshPartition(), sk: "only" };
     await table.write({ kind: "put", key, fields: { n: 1 } }, soon());
     const never = { text: "n = :zero", values: { ":zero": 0 } };
     for (const write of [
@@ -396,7 +358,3 @@ describe("write makes one write of a transaction on its own, with its condition"
     expect(await table.get(key, soon())).toBeUndefined();
   });
 });
-
-function onlyItem(partition: string) {
-  return { pk: partition, sk: "only" };
-}

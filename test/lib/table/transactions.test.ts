@@ -12,6 +12,7 @@ import { Table } from "../../../lib/table/table.ts";
 import type { TestStore } from "../../support/dynamo.ts";
 import { javaMissing, soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
 import { skipWithout } from "../../support/missingTool.ts";
+import { failureOf } from "../helpers.ts";
 
 let partitionCount = 0;
 const freshPartition = (): string => `TX#${++partitionCount}`;
@@ -40,12 +41,6 @@ async function contents(table: Table, partition: string) {
     text(item, "tag"),
   ]);
 }
-
-const failureOf = (attempt: Promise<unknown>): Promise<unknown> =>
-  attempt.then(
-    () => undefined,
-    (failure: unknown) => failure,
-  );
 
 describe("on a store with transactions (DynamoDB Local), transactWrite makes every write or none", () => {
   skipWithout(javaMissing);
