@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routesOf } from "../../local/template.ts";
 import type { RunningServer } from "../support/localServer.ts";
 import { startServer } from "../support/localServer.ts";
-import type { JsonObject } from "../support/openapiDocument.ts";
-import { loadOpenApi, objectAt } from "../support/openapiDocument.ts";
+import { objectAt } from "../support/openapiDocument.ts";
+import { openApiOperations } from "../openapi/operations.ts";
 
 const routes = routesOf();
-const paths = objectAt(loadOpenApi(), "paths");
+const operations = new Map(openApiOperations());
 
 /**
  * What a route answers an authenticated request: the success openapi.yaml declares for its
@@ -18,11 +18,8 @@ const paths = objectAt(loadOpenApi(), "paths");
  * only answers are errors: the route fallback's).
  */
 function answerOf(routeKey: string): number {
-  const [method = "", path = ""] = routeKey.split(" ");
-  const operation = (paths[path.replace(/^\/v1/, "")] as JsonObject | undefined)?.[
-    method.toLowerCase()
-  ] as { responses?: JsonObject } | undefined;
-  const successes = Object.keys(operation?.responses ?? {})
+  const operation = operations.get(routeKey.replace(" /v1/", " /"));
+  const successes = Object.keys(objectAt(operation, "responses"))
     .filter((status) => /^2\d\d$/.test(status))
     .map(Number);
   return successes.length > 0 ? Math.min(...successes) : 501;
