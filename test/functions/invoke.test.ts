@@ -110,12 +110,7 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     expect(reports[0]?.record).not.toHaveProperty("metrics.initDurationMs");
   });
 
-  it("--help prints the usage and exits 0", () => {
-    const run = invoke("--help");
-    expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/^usage: npm run invoke/);
-  });
-
+  // --help and an unknown option: test/docs/readme.test.ts, for every command the README lists.
   it.each([
     ["null", /it is not a JSON object/],
     ['{"httpMethod":"GET","path":"/v1/categories"}', /it has no "version": "2.0"/],

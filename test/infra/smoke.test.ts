@@ -207,7 +207,6 @@ describe("what stops it before the checks: one line each, an exit code of its ow
     [["http://127.0.0.1:1/v1", "--stage", "staging"]],
     [["--stage", "dev"]],
     [["http://127.0.0.1:1/v1", "--write", "--read-only"]],
-    [["http://127.0.0.1:1/v1", "--bogus"]],
   ])("refuses usage %j in one line: exit 2", async (args) => {
     const { code, err } = await runSmoke(args, { env: "petstore_x" });
     expect(code).toBe(2);
