@@ -33,21 +33,22 @@ describe("a valid create stores the category under the next id and answers it wi
     expect(line.keyId).toMatch(/^key_[0-9a-f]+$/);
   });
 
-  it("reads a base64-encoded JSON body", async () => {
-    const { response } = await create(loadEvent("create-base64.json"));
-    expect(response.statusCode).toBe(201);
-    expect(JSON.parse(response.body)).toEqual({
-      id: 1,
-      name: "Hamsters",
-      description: "Small rodents",
-    });
-  });
-
-  it("reads a body without Content-Type as JSON, and omits an absent description", async () => {
-    const { response } = await create(loadEvent("create-no-content-type.json"));
+  it.each([
+    [
+      "a base64-encoded JSON body",
+      "create-base64.json",
+      { name: "Hamsters", description: "Small rodents" },
+    ],
+    [
+      "a body without Content-Type as JSON, omitting an absent description",
+      "create-no-content-type.json",
+      { name: "Guinea pigs" },
+    ],
+  ])("reads %s", async (_, file, stored) => {
+    const { response } = await create(loadEvent(file));
     expect(response.statusCode).toBe(201);
     expectContractHeaders(response);
-    expect(JSON.parse(response.body)).toStrictEqual({ id: 1, name: "Guinea pigs" });
+    expect(JSON.parse(response.body)).toStrictEqual({ id: 1, ...stored });
   });
 
   it("takes the id after the last stored one", async () => {
