@@ -6,14 +6,15 @@
  * key never reaches a log line, and the hook's table calls are exactly what its role grants.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { functionsOf, loadTemplate } from "../../local/template.ts";
-import { asArray, iamStatements, isObject, raw } from "../support/cloudFormation.ts";
+import { functionsOf } from "../../local/template.ts";
+import { asArray, iamStatements, isObject } from "../support/cloudFormation.ts";
 import { accessesOf } from "../support/dynamoAccess.ts";
 import { grantsOf } from "../support/iamGrants.ts";
 import type { HookRig } from "../support/hookRig.ts";
 import { checkedFunctions, functionServing, startHookRig } from "../support/hookRig.ts";
 import { versionArn } from "../support/hookStandIns.ts";
 import { isRateLimitLease } from "../support/recordingDynamoProxy.ts";
+import { template } from "../support/templateResources.ts";
 
 const hookSpec = functionsOf().find((spec) => spec.routeKeys.length === 0);
 /** Every checked function at its healthy version (the rig's default). */
@@ -130,7 +131,6 @@ function attributesOf(part: WritePart): string[] {
 }
 
 describe("the hook's key rights: its own probe key only, never a read of any key", () => {
-  const template = raw(loadTemplate());
   const statements = iamStatements(template).filter(({ owner }) => owner === "PreTrafficHookRole");
   const tableStatements = statements.filter(({ statement }) =>
     asArray(statement.Action).some(

@@ -8,11 +8,10 @@ import { describe, expect, it } from "vitest";
 import { functionsOf, loadTemplate, servedFunctions } from "../../local/template.ts";
 import { stageConfig, stages } from "../../scripts/stages.ts";
 import type { JsonObject } from "../support/cloudFormation.ts";
-import { asArray, iamStatements, isObject, raw, refOf } from "../support/cloudFormation.ts";
-import { nameText, ofType } from "../support/templateResources.ts";
+import { asArray, iamStatements, isObject, refOf } from "../support/cloudFormation.ts";
+import { nameText, ofType, template } from "../support/templateResources.ts";
 import { ownAlarms, rollbackAlarms as declaredAlarms } from "./rollbackAlarms.ts";
 
-const template = raw(loadTemplate());
 const apiFunctions = servedFunctions();
 const hook = functionsOf().find((spec) => spec.name === "preTrafficHook");
 const globals = template.Globals.Function;

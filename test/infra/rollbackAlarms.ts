@@ -2,11 +2,10 @@
  * The alarms a function's deployment rolls back on, as infra/template.yaml writes them: those
  * every deployment watches (Globals), then the function's own (SAM appends them).
  */
-import { loadTemplate } from "../../local/template.ts";
 import type { Json } from "../support/cloudFormation.ts";
-import { asArray, isObject, raw } from "../support/cloudFormation.ts";
+import { asArray, isObject } from "../support/cloudFormation.ts";
+import { template } from "../support/templateResources.ts";
 
-const template = raw(loadTemplate());
 const globalPreference = template.Globals.Function.DeploymentPreference;
 
 export const stackAlarms: Json[] = asArray(

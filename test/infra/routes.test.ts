@@ -2,10 +2,9 @@
  * The routes the local server serves are exactly the template's: each route key answers from
  * the function the template gives it, and everything else falls to $default (404 / 405).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { routesOf } from "../../local/template.ts";
-import type { RunningServer } from "../support/localServer.ts";
-import { startServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
 import { objectAt } from "../support/openapiDocument.ts";
 import { openApiOperations } from "../openapi/operations.ts";
 
@@ -26,15 +25,11 @@ function answerOf(routeKey: string): number {
 }
 const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-let server: RunningServer;
+const server = await localServer();
 beforeAll(async () => {
-  server = await startServer();
   // An item route (a `{param}`, made concrete as 1 below) answers its success only for an item
   // that exists: category 1.
   expect((await call("POST", "/v1/categories")).status).toBe(201);
-});
-afterAll(async () => {
-  await server.stop();
 });
 
 async function call(method: string, path: string, withKey = true): Promise<Response> {

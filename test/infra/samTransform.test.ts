@@ -8,19 +8,14 @@
  * CI's image but not in package.json; when one is missing, its test says so and is skipped.
  */
 import { describe, expect, it } from "vitest";
-import {
-  functionsOf,
-  loadTemplate,
-  routesOf,
-  servedFunctions,
-  templatePath,
-} from "../../local/template.ts";
+import { functionsOf, routesOf, servedFunctions, templatePath } from "../../local/template.ts";
 import { stageConfig, stages } from "../../scripts/stages.ts";
 import type { Json, JsonObject } from "../support/cloudFormation.ts";
 import { asArray, getAttArnOf, isObject } from "../support/cloudFormation.ts";
 import { cfnLint, cfnLintMissing } from "../support/cfnLint.ts";
 import { skipWithout } from "../support/missingTool.ts";
 import { transformTemplate } from "../support/samTransform.ts";
+import { ofType as templateOfType } from "../support/templateResources.ts";
 import { rollbackAlarms } from "./rollbackAlarms.ts";
 
 const corsOrigins = "https://a.example,https://b.example";
@@ -148,8 +143,7 @@ describe("after the AWS SAM transform", () => {
     it("creates no IAM role or managed policy beyond the template's own roles", () => {
       const roles = ofType("AWS::IAM::Role");
       expect(roles.map(([id]) => id).sort()).toEqual(
-        Object.entries(loadTemplate().Resources)
-          .filter(([, resource]) => resource.Type === "AWS::IAM::Role")
+        templateOfType("AWS::IAM::Role")
           .map(([id]) => id)
           .sort(),
       );

@@ -7,13 +7,12 @@
  */
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Category } from "../../lib/category.ts";
 import { projectRoot } from "../../local/template.ts";
 import type { Finished } from "../support/command.ts";
 import { runCommand } from "../support/command.ts";
-import type { RunningServer } from "../support/localServer.ts";
-import { startServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
 import { scratchDir } from "../support/scratchDir.ts";
 import { closedPort } from "../local/processes.ts";
 
@@ -33,13 +32,7 @@ function runSmoke(
   });
 }
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const server = await localServer();
 
 async function categories(): Promise<Category[]> {
   const response = await fetch(`${server.baseUrl}/categories`, {
