@@ -8,8 +8,8 @@
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Category } from "../../lib/category.ts";
 import { projectRoot } from "../../local/template.ts";
+import { listCategories } from "../support/client.ts";
 import type { Finished } from "../support/command.ts";
 import { runCommand } from "../support/command.ts";
 import { localServer } from "../support/localServer.ts";
@@ -34,12 +34,7 @@ function runSmoke(
 
 const server = await localServer();
 
-async function categories(): Promise<Category[]> {
-  const response = await fetch(`${server.baseUrl}/categories`, {
-    headers: { authorization: `Bearer ${server.apiKey}` },
-  });
-  return (await response.json()) as Category[];
-}
+const categories = () => listCategories(server.baseUrl, server.apiKey);
 
 const readOnlyChecks = [
   "GET /categories answers 200",

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { servedFunctions } from "../../local/template.ts";
+import { createCategory } from "../support/client.ts";
 import { scaled } from "../support/speed.ts";
 import { serverScripts, until } from "./processes.ts";
 
@@ -32,12 +33,7 @@ describe("npm start's terminal", () => {
     expect(banner()).toContain(`API reference: ${new URL(baseUrl).origin}/docs`);
     const auth = { authorization: `Bearer ${apiKey}` };
     expect((await fetch(`${baseUrl}/categories`, { headers: auth })).status).toBe(200);
-    const create = await fetch(`${baseUrl}/categories`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ name: "dog" }),
-    });
-    expect(create.status).toBe(201);
+    expect((await createCategory(baseUrl, apiKey, { name: "dog" })).status).toBe(201);
     expect((await fetch(`${baseUrl}/nowhere?x=1`, { headers: auth })).status).toBe(404);
     const lines = await untilLines(stdout, 3);
     // API Gateway's request id, as the local gateway makes it (local/apiGateway.ts): the answer's
