@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routesOf } from "../../local/template.ts";
 import { buildDocs, docsFile } from "../../local/docsPage.ts";
 import { useLocalServer } from "../support/localServer.ts";
-import { loadOpenApi, operationMethods } from "../support/openapiDocument.ts";
+import { openApiOperations } from "../openapi/operations.ts";
 
 const chromiumPath = "/usr/bin/chromium";
 const haveChromium = existsSync(chromiumPath);
@@ -34,26 +34,15 @@ interface Operation {
 }
 
 function operations(): Operation[] {
-  const paths = loadOpenApi().paths as Record<string, Record<string, Record<string, unknown>>>;
-  return Object.values(paths).flatMap((item) =>
-    operationMethods.flatMap((method) => {
-      const operation = item[method];
-      if (!operation) return [];
-      return [
-        {
-          operationId: String(operation.operationId),
-          summary: String(operation.summary),
-          stability: String(operation["x-stability"]),
-          tag: String((operation.tags as string[])[0]),
-          deprecated: operation.deprecated === true,
-          scope:
-            typeof operation["x-required-scope"] === "string"
-              ? operation["x-required-scope"]
-              : undefined,
-        },
-      ];
-    }),
-  );
+  return openApiOperations().map(([, operation]) => ({
+    operationId: String(operation.operationId),
+    summary: String(operation.summary),
+    stability: String(operation["x-stability"]),
+    tag: String((operation.tags as string[])[0]),
+    deprecated: operation.deprecated === true,
+    scope:
+      typeof operation["x-required-scope"] === "string" ? operation["x-required-scope"] : undefined,
+  }));
 }
 
 describe.skipIf(!haveChromium)("the API reference at the local server's /docs", () => {

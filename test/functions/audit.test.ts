@@ -49,51 +49,8 @@ describe("a stored category records who created it and in which request, never a
 });
 
 describe("key events are stored with who and when, and listed per key", () => {
-  it("records create, update, rotate and revoke in time order, each with who and when", async () => {
-    const { db, tableName } = harness.table();
-    let now = Date.parse("2026-06-01T10:00:00.000Z");
-    const events = new KeyEventStore(db, tableName, () => now);
-    const who = "arn:aws:sts::123456789012:assumed-role/operator/alice";
-    await events.record({ event: "create", keyId: "key_a", who, detail: "label x" }, soon());
-    now += 1000;
-    await events.record({ event: "create", keyId: "key_b", who: "local:bob" }, soon());
-    now += 1000;
-    await events.record(
-      { event: "update", keyId: "key_a", who, detail: "scopes categories:read" },
-      soon(),
-    );
-    now += 1000;
-    await events.record(
-      { event: "rotate", keyId: "key_a", who, detail: "new key key_c, old one expires …" },
-      soon(),
-    );
-    now += 1000;
-    await events.record({ event: "revoke", keyId: "key_a", who }, soon());
-
-    // The harness's table holds the sample key, with its own create event: only this test's keys.
-    const all = (await events.list(undefined, soon())).filter((event) =>
-      ["key_a", "key_b"].includes(event.keyId),
-    );
-    expect(all.map((e) => [e.event, e.keyId])).toEqual([
-      ["create", "key_a"],
-      ["create", "key_b"],
-      ["update", "key_a"],
-      ["rotate", "key_a"],
-      ["revoke", "key_a"],
-    ]);
-    expect(all[0]).toEqual({
-      event: "create",
-      keyId: "key_a",
-      who,
-      at: "2026-06-01T10:00:00.000Z",
-      detail: "label x",
-    });
-    expect(all[1]?.who).toBe("local:bob");
-    expect((await events.list("key_b", soon())).map((e) => e.event)).toEqual(["create"]);
-    // The new key of a rotation finds the rotation in its own history.
-    expect((await events.list("key_c", soon())).map((e) => e.event)).toEqual(["rotate"]);
-  });
-
+  // Who, when, time order and each key's history (its rotation included):
+  // test/lib/repositories/keyEvents.test.ts.
   it("keeps two events of one key at the same moment apart", async () => {
     const { db, tableName } = harness.table();
     const events = new KeyEventStore(db, tableName, () => 0);

@@ -30,19 +30,15 @@ function withKey(name: string, key: string): HttpEvent {
   return event;
 }
 
-async function list(key: string) {
-  const event = withKey("list-ok.json", key);
-  const invocation = await harness.invoke(await harness.handler("listCategories"), event);
+/** `file` sent with `key` to the function the template gives its route; the one log line checked. */
+async function send(functionName: string, file: string, key: string) {
+  const event = withKey(file, key);
+  const invocation = await harness.invoke(await harness.handler(functionName), event);
   expectOneLogLine(invocation, event);
   return invocation.response;
 }
-
-async function create(key: string, name = "create-ok.json") {
-  const event = withKey(name, key);
-  const invocation = await harness.invoke(await harness.handler("createCategory"), event);
-  expectOneLogLine(invocation, event);
-  return invocation.response;
-}
+const list = (key: string) => send("listCategories", "list-ok.json", key);
+const create = (key: string, file = "create-ok.json") => send("createCategory", file, key);
 
 describe("a read-only key lists, and gets 403 with the challenge on create", () => {
   it("lists (200) and is refused a create with scope categories:write named", async () => {
@@ -102,9 +98,7 @@ describe("the 501 routes need only a valid key, whatever its scopes", () => {
     async (scopes) => {
       const key = await keyWith(scopes);
       for (const name of ["pets-get.json", "store-orders.json"]) {
-        const event = withKey(name, key);
-        const invocation = await harness.invoke(await harness.handler("routeFallback"), event);
-        expect(invocation.response).toBeApiError(501, "not_implemented");
+        expect(await send("routeFallback", name, key)).toBeApiError(501, "not_implemented");
       }
     },
   );

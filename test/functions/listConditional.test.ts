@@ -4,21 +4,15 @@
  * coding; If-None-Match naming the current tag gets 304 with no body; other answers stay no-store.
  */
 import { describe, expect, it } from "vitest";
-import { scopeOf } from "../support/handlers.ts";
-import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
-import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { loadEvent, useHarness } from "./harness.ts";
 
 const harness = useHarness();
-const list = async (
-  headers: Record<string, string> = {},
-  deps = harness.deps(listCategoriesDeps),
-) => {
+/** A list, each in a fresh container (no list cache). */
+const list = async (headers: Record<string, string> = {}) => {
   const event = loadEvent("list-ok.json");
   Object.assign(event.headers, headers);
-  return (await harness.invoke(listCategoriesHandler(deps, scopeOf("listCategories")), event))
-    .response;
+  return (await harness.invoke(await harness.handler("listCategories"), event)).response;
 };
 const create = async (name: string) => {
   const event: HttpEvent = loadEvent("create-ok.json");

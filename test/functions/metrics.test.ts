@@ -11,20 +11,20 @@ import { metricNames } from "../../lib/metrics.ts";
 import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { declared, declaring, isEmfLine, total } from "../support/emf.ts";
 import { loadEvent } from "./harness.ts";
+import type { Invocation } from "./metricsRig.ts";
 import { db, invoke, metric, proxy, tableName, useMetricsRig, withKey } from "./metricsRig.ts";
 
 useMetricsRig();
+
+/** The count of `name` in the one document of `invocation` that declares it (checked by metric). */
+const counted = (invocation: Invocation, name: string, operation: string): number =>
+  total(metric(invocation, name, operation), name);
 
 describe("each invocation writes its metrics as raw EMF lines beside the one request log line", () => {
   it("a create: CategoriesCreated 1; the request log line is a separate, plain line", async () => {
     const created = await invoke("createCategory", loadEvent("create-ok.json"));
     expect(created.statusCode).toBe(201);
-    expect(
-      total(
-        metric(created, metricNames.categoriesCreated, "createCategory"),
-        metricNames.categoriesCreated,
-      ),
-    ).toBe(1);
+    expect(counted(created, metricNames.categoriesCreated, "createCategory")).toBe(1);
     const logLines = created.lines.filter((line) => !isEmfLine(line));
     expect(logLines).toHaveLength(1);
     expect(JSON.parse(logLines[0] ?? "")).toMatchObject({ status: 201 });
@@ -37,12 +37,7 @@ describe("each invocation writes its metrics as raw EMF lines beside the one req
     const replay = await invoke("createCategory", event);
     expect([first.statusCode, replay.statusCode]).toEqual([201, 201]);
     expect(declaring(first.lines, metricNames.idempotentReplays)).toEqual([]);
-    expect(
-      total(
-        metric(replay, metricNames.idempotentReplays, "createCategory"),
-        metricNames.idempotentReplays,
-      ),
-    ).toBe(1);
+    expect(counted(replay, metricNames.idempotentReplays, "createCategory")).toBe(1);
     expect(declaring(replay.lines, metricNames.categoriesCreated)).toEqual([]);
   });
 
@@ -54,9 +49,7 @@ describe("each invocation writes its metrics as raw EMF lines beside the one req
     expect(listed.statusCode).toBe(200);
     const count = (JSON.parse(listed.body) as unknown[]).length;
     expect(count).toBeGreaterThanOrEqual(2);
-    expect(
-      total(metric(listed, metricNames.listSize, "listCategories"), metricNames.listSize),
-    ).toBe(count);
+    expect(counted(listed, metricNames.listSize, "listCategories")).toBe(count);
   });
 });
 
@@ -82,9 +75,7 @@ describe("the store's retries and give-ups are counted", () => {
     try {
       const listed = await invoke("listCategories", loadEvent("list-ok.json"));
       expect(listed.statusCode).toBe(200);
-      expect(
-        total(metric(listed, metricNames.storeRetries, "listCategories"), metricNames.storeRetries),
-      ).toBe(2);
+      expect(counted(listed, metricNames.storeRetries, "listCategories")).toBe(2);
       expect(declaring(listed.lines, metricNames.storeUnavailable)).toEqual([]);
     } finally {
       proxy.clear();

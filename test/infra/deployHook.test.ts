@@ -6,13 +6,15 @@
  * key never reaches a log line, and the hook's table calls are exactly what its role grants.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { functionsOf, loadTemplate } from "../../local/template.ts";
-import { asArray, getAttArnOf, iamStatements, isObject, raw } from "../support/cloudFormation.ts";
+import { functionsOf } from "../../local/template.ts";
+import { asArray, iamStatements, isObject } from "../support/cloudFormation.ts";
 import { accessesOf } from "../support/dynamoAccess.ts";
+import { grantsOf } from "../support/iamGrants.ts";
 import type { HookRig } from "../support/hookRig.ts";
 import { checkedFunctions, functionServing, startHookRig } from "../support/hookRig.ts";
 import { versionArn } from "../support/hookStandIns.ts";
 import { isRateLimitLease } from "../support/recordingDynamoProxy.ts";
+import { template } from "../support/templateResources.ts";
 
 const hookSpec = functionsOf().find((spec) => spec.routeKeys.length === 0);
 /** Every checked function at its healthy version (the rig's default). */
@@ -93,22 +95,11 @@ describe("the hook's role grants exactly the table calls it makes", () => {
     // Its own healthy run, so the calls compared are this test's whatever ran before it.
     const before = rig.hookProxy.calls.length;
     await rig.runHook("d-iam", healthy);
-    const template = raw(loadTemplate());
-    const role = getAttArnOf(template.Resources[hookSpec?.logicalId ?? ""]?.Properties?.Role);
+    const { role, grants } = grantsOf(hookSpec?.logicalId ?? "");
     expect(role).toBe("PreTrafficHookRole");
-    const granted = iamStatements(template)
-      .filter(({ owner }) => owner === role)
-      .flatMap(({ statement }) => {
-        const condition = isObject(statement.Condition) ? statement.Condition : {};
-        const equals = condition["ForAllValues:StringEquals"];
-        const keys = asArray(isObject(equals) ? equals["dynamodb:LeadingKeys"] : undefined);
-        return asArray(statement.Action)
-          .map(String)
-          .filter((action) => action.startsWith("dynamodb:"))
-          .flatMap((action) =>
-            keys.map((key) => `${action} ${typeof key === "string" ? key : ""}`),
-          );
-      });
+    const granted = grants.flatMap(({ action, leadingKeys }) =>
+      (leadingKeys ?? []).map((key) => `${action} ${key}`),
+    );
     const made = new Set(
       rig.hookProxy.calls
         .slice(before)
@@ -140,7 +131,6 @@ function attributesOf(part: WritePart): string[] {
 }
 
 describe("the hook's key rights: its own probe key only, never a read of any key", () => {
-  const template = raw(loadTemplate());
   const statements = iamStatements(template).filter(({ owner }) => owner === "PreTrafficHookRole");
   const tableStatements = statements.filter(({ statement }) =>
     asArray(statement.Action).some(

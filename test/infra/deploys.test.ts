@@ -1,143 +1,37 @@
 /**
- * Safe deploys, as CloudFormation will receive them (after the AWS SAM transform, both stages):
- * every function publishes a version behind the alias `live` and the routes invoke the alias;
- * CodeDeploy moves the alias (all at once in staging, gradually in production) only after the
- * pre-traffic hook passed, and rolls back on the alarms; each stack refuses a foreign account.
+ * Safe deploys, as infra/template.yaml declares them: every function publishes a version behind
+ * the alias `live`; each shifted function's deployment rolls back on alarms of the template; the
+ * deploy roles hold only what they use; each stack refuses a foreign account. (The deployments
+ * after the SAM transform: samTransform.test.ts.)
  */
 import { describe, expect, it } from "vitest";
 import { functionsOf, loadTemplate, servedFunctions } from "../../local/template.ts";
 import { stageConfig, stages } from "../../scripts/stages.ts";
-import type { Json, JsonObject } from "../support/cloudFormation.ts";
-import {
-  asArray,
-  getAttArnOf,
-  iamStatements,
-  isObject,
-  raw,
-  refOf,
-} from "../support/cloudFormation.ts";
-import { skipWithout } from "../support/missingTool.ts";
-import { transformTemplate } from "../support/samTransform.ts";
-import { nameText, ofType } from "../support/templateResources.ts";
+import type { JsonObject } from "../support/cloudFormation.ts";
+import { asArray, iamStatements, isObject, refOf } from "../support/cloudFormation.ts";
+import { nameText, ofType, template } from "../support/templateResources.ts";
+import { ownAlarms, rollbackAlarms as declaredAlarms } from "./rollbackAlarms.ts";
 
-const template = raw(loadTemplate());
 const apiFunctions = servedFunctions();
 const hook = functionsOf().find((spec) => spec.name === "preTrafficHook");
 const globals = template.Globals.Function;
-const preference = isObject(globals.DeploymentPreference) ? globals.DeploymentPreference : {};
 const alarmNames = ofType("AWS::CloudWatch::Alarm").map(([, alarm]) =>
   nameText(alarm.Properties?.AlarmName),
 );
-/** The alarms every deployment watches (Globals), then each function's own (SAM appends them). */
-const stackAlarms = asArray(preference.Alarms);
-const ownAlarms = (logicalId: string): Json[] => {
-  const own = template.Resources[logicalId]?.Properties?.DeploymentPreference;
-  return asArray(isObject(own) ? own.Alarms : []);
-};
-const rollbackAlarms = (logicalId: string): string[] =>
-  [...stackAlarms, ...ownAlarms(logicalId)].map(nameText);
-
-const run = transformTemplate(stages.map((stage) => stageConfig(stage).parameters));
+const rollbackAlarms = (logicalId: string): string[] => declaredAlarms(logicalId).map(nameText);
 
 describe("versions and aliases", () => {
+  // What the SAM transform makes of them, stage by stage: samTransform.test.ts.
   it("every function publishes a version per deploy behind the alias live", () => {
     expect(globals.AutoPublishAlias).toBe("live");
-  });
-
-  describe.each(stages)("%s, after the SAM transform", (stage) => {
-    skipWithout(run.missing);
-    const resources = run.transformed?.[stages.indexOf(stage)]?.Resources ?? {};
-
-    it("transforms without errors", () => {
-      expect(run.error).toBeUndefined();
-    });
-
-    it("every route invokes a function's alias, never $LATEST", () => {
-      const api = resources.HttpApi?.Properties?.Body;
-      const paths = isObject(api) && isObject(api.paths) ? api.paths : {};
-      const uris = Object.values(paths).flatMap((operations) =>
-        Object.values(isObject(operations) ? operations : {}).map((operation) =>
-          JSON.stringify(isObject(operation) ? operation["x-amazon-apigateway-integration"] : null),
-        ),
-      );
-      expect(uris.length).toBe(functionsOf().flatMap((spec) => spec.routeKeys).length);
-      for (const uri of uris)
-        expect(uri).toMatch(/functions\/\$\{[A-Za-z]+FunctionAliaslive\}\/invocations/);
-      const permissions = Object.values(resources).filter(
-        (r) => r.Type === "AWS::Lambda::Permission",
-      );
-      for (const permission of permissions) {
-        expect(JSON.stringify(permission.Properties?.FunctionName)).toMatch(/Aliaslive"\}$/);
-      }
-    });
-
-    it.each(apiFunctions.map((spec) => [spec.name, spec.logicalId]))(
-      "%s: CodeDeploy moves live after the pre-traffic hook, rolling back on the alarms",
-      (_name, id) => {
-        const expectedType = stageConfig(stage).parameters.DeploymentType;
-        expect(expectedType).toBe(stage === "production" ? "Canary10Percent5Minutes" : "AllAtOnce");
-        const group = resources[`${id}DeploymentGroup`]?.Properties ?? {};
-        expect(JSON.stringify(group.DeploymentConfigName)).toContain(
-          `"ConfigName":"${expectedType}"`,
-        );
-        expect(group.AutoRollbackConfiguration).toMatchObject({ Enabled: true });
-        expect(getAttArnOf(group.ServiceRoleArn)).toBe("CodeDeployRole");
-        const configured = asArray(
-          isObject(group.AlarmConfiguration) ? group.AlarmConfiguration.Alarms : [],
-        ).map((alarm) => (isObject(alarm) ? alarm.Name : null));
-        expect(configured).toEqual([...stackAlarms, ...ownAlarms(id)]);
-        const alias = resources[`${id}Aliaslive`];
-        const update = isObject(alias?.UpdatePolicy)
-          ? alias.UpdatePolicy.CodeDeployLambdaAliasUpdate
-          : {};
-        expect(update).toMatchObject({
-          BeforeAllowTrafficHook: { Ref: "PreTrafficHookFunction" },
-          DeploymentGroupName: { Ref: `${id}DeploymentGroup` },
-        });
-      },
-    );
-
-    it("the hook itself is not shifted by CodeDeploy", () => {
-      expect(resources.PreTrafficHookFunctionDeploymentGroup).toBeUndefined();
-    });
-
-    // The hook's ReportToCodeDeploy grant covers every group of this application: its groups
-    // must be exactly the shifted functions'.
-    it("the stack's one CodeDeploy application holds exactly the shifted functions' groups", () => {
-      const groups = Object.entries(resources).filter(
-        ([, resource]) => resource.Type === "AWS::CodeDeploy::DeploymentGroup",
-      );
-      expect(groups.map(([id]) => id).sort()).toEqual(
-        apiFunctions.map((spec) => `${spec.logicalId}DeploymentGroup`).sort(),
-      );
-      for (const [, group] of groups) {
-        expect(group.Properties?.ApplicationName).toEqual({
-          Ref: "ServerlessDeploymentApplication",
-        });
-      }
-      expect(
-        Object.values(resources).filter((r) => r.Type === "AWS::CodeDeploy::Application"),
-      ).toHaveLength(1);
-    });
-
-    it("keeps the account rule", () => {
-      expect(run.transformed?.[stages.indexOf(stage)]?.Rules).toBeDefined();
-    });
   });
 });
 
 describe("rollback alarms", () => {
   it.each(apiFunctions.map((spec) => [spec.name, spec.logicalId]))(
-    "%s: every alarm its deployment watches is an alarm of the template",
-    (_name, id) => {
-      expect(rollbackAlarms(id).length).toBeGreaterThanOrEqual(4);
-      expect(rollbackAlarms(id).filter((name) => !alarmNames.includes(name))).toEqual([]);
-    },
-  );
-
-  it.each(apiFunctions.map((spec) => [spec.name, spec.logicalId]))(
-    "%s: the API's 5xx and latency, the ERROR log lines, and its own function's errors",
+    "%s: alarms of the template: the API's 5xx and latency, the ERROR log lines, its own errors",
     (name, id) => {
+      expect(rollbackAlarms(id).filter((alarm) => !alarmNames.includes(alarm))).toEqual([]);
       for (const suffix of ["api-5xx-rate", "api-p99-latency", "error-log-lines"]) {
         expect(rollbackAlarms(id)).toContain(`petstore-\${Stage}-${suffix}`);
       }

@@ -2,15 +2,14 @@
  * The routes the local server serves are exactly the template's: each route key answers from
  * the function the template gives it, and everything else falls to $default (404 / 405).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { routesOf } from "../../local/template.ts";
-import type { RunningServer } from "../support/localServer.ts";
-import { startServer } from "../support/localServer.ts";
-import type { JsonObject } from "../support/openapiDocument.ts";
-import { loadOpenApi, objectAt } from "../support/openapiDocument.ts";
+import { localServer } from "../support/localServer.ts";
+import { objectAt } from "../support/openapiDocument.ts";
+import { openApiOperations } from "../openapi/operations.ts";
 
 const routes = routesOf();
-const paths = objectAt(loadOpenApi(), "paths");
+const operations = new Map(openApiOperations());
 
 /**
  * What a route answers an authenticated request: the success openapi.yaml declares for its
@@ -18,26 +17,19 @@ const paths = objectAt(loadOpenApi(), "paths");
  * only answers are errors: the route fallback's).
  */
 function answerOf(routeKey: string): number {
-  const [method = "", path = ""] = routeKey.split(" ");
-  const operation = (paths[path.replace(/^\/v1/, "")] as JsonObject | undefined)?.[
-    method.toLowerCase()
-  ] as { responses?: JsonObject } | undefined;
-  const successes = Object.keys(operation?.responses ?? {})
+  const operation = operations.get(routeKey.replace(" /v1/", " /"));
+  const successes = Object.keys(objectAt(operation, "responses"))
     .filter((status) => /^2\d\d$/.test(status))
     .map(Number);
   return successes.length > 0 ? Math.min(...successes) : 501;
 }
 const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-let server: RunningServer;
+const server = await localServer();
 beforeAll(async () => {
-  server = await startServer();
   // An item route (a `{param}`, made concrete as 1 below) answers its success only for an item
   // that exists: category 1.
   expect((await call("POST", "/v1/categories")).status).toBe(201);
-});
-afterAll(async () => {
-  await server.stop();
 });
 
 async function call(method: string, path: string, withKey = true): Promise<Response> {

@@ -1,18 +1,22 @@
 /**
  * What CloudFormation will actually deploy, as far as it can be known without AWS: the template
  * after the AWS SAM transform (aws-sam-translator, the library behind CloudFormation's
- * AWS::Serverless transform and the SAM CLI) with each stage's parameters, and cfn-lint's
+ * AWS::Serverless transform and the SAM CLI) with each stage's parameters — the routes invoke
+ * each function's alias `live`, which CodeDeploy moves (all at once in staging, gradually in
+ * production) only after the pre-traffic hook passed, rolling back on the alarms — and cfn-lint's
  * verdict on the template. Both tools are Python packages that are on developers' machines and
  * CI's image but not in package.json; when one is missing, its test says so and is skipped.
  */
 import { describe, expect, it } from "vitest";
-import { functionsOf, loadTemplate, routesOf, templatePath } from "../../local/template.ts";
+import { functionsOf, routesOf, servedFunctions, templatePath } from "../../local/template.ts";
 import { stageConfig, stages } from "../../scripts/stages.ts";
 import type { Json, JsonObject } from "../support/cloudFormation.ts";
-import { asArray, isObject } from "../support/cloudFormation.ts";
+import { asArray, getAttArnOf, isObject } from "../support/cloudFormation.ts";
 import { cfnLint, cfnLintMissing } from "../support/cfnLint.ts";
 import { skipWithout } from "../support/missingTool.ts";
 import { transformTemplate } from "../support/samTransform.ts";
+import { ofType as templateOfType } from "../support/templateResources.ts";
+import { rollbackAlarms } from "./rollbackAlarms.ts";
 
 const corsOrigins = "https://a.example,https://b.example";
 
@@ -25,6 +29,8 @@ function transformAll(): ReturnType<typeof transformTemplate> {
 }
 
 const all = transformAll();
+/** The one function behind no route: the pre-traffic hook. */
+const hookId = functionsOf().find((spec) => spec.routeKeys.length === 0)?.logicalId;
 
 describe("after the AWS SAM transform", () => {
   skipWithout(all.missing);
@@ -35,7 +41,8 @@ describe("after the AWS SAM transform", () => {
 
   describe.each(stages)("%s", (stage) => {
     const result = { transformed: all.transformed?.[stages.indexOf(stage)] };
-    const resources = Object.entries(result.transformed?.Resources ?? {});
+    const byId = result.transformed?.Resources ?? {};
+    const resources = Object.entries(byId);
     const ofType = (type: string): (typeof resources)[number][] =>
       resources.filter(([, resource]) => resource.Type === type);
 
@@ -58,19 +65,25 @@ describe("after the AWS SAM transform", () => {
       });
     });
 
-    it("routes exactly the template's routes, each to its function", () => {
+    it("routes exactly the template's routes, each to its function's alias live, never $LATEST", () => {
       const [, api] = ofType("AWS::ApiGatewayV2::Api")[0] ?? [];
       const body = api?.Properties?.Body;
       const paths = isObject(body) && isObject(body.paths) ? body.paths : {};
       const routes = Object.entries(paths).flatMap(([path, operations]) =>
-        Object.keys(isObject(operations) ? operations : {}).map((method) =>
-          path === "/$default" ? "$default" : `${method.toUpperCase()} ${path}`,
-        ),
+        Object.entries(isObject(operations) ? operations : {}).map(([method, operation]) => {
+          const route = path === "/$default" ? "$default" : `${method.toUpperCase()} ${path}`;
+          const uri = JSON.stringify(
+            isObject(operation) ? operation["x-amazon-apigateway-integration"] : null,
+          );
+          const id = routesOf().get(route)?.logicalId ?? "(no function)";
+          expect(uri, route).toMatch(new RegExp(`functions/\\$\\{${id}Aliaslive\\}/invocations`));
+          return route;
+        }),
       );
       expect(routes.sort()).toEqual([...routesOf().keys()].sort());
     });
 
-    it("lets API Gateway invoke each function only from this API", () => {
+    it("lets API Gateway invoke each function's alias only from this API", () => {
       const permissions = ofType("AWS::Lambda::Permission");
       expect(permissions.length).toBeGreaterThan(0);
       for (const [id, permission] of permissions) {
@@ -78,14 +91,61 @@ describe("after the AWS SAM transform", () => {
         expect(JSON.stringify(permission.Properties?.SourceArn), id).toContain(
           '"__ApiId__":{"Ref":"HttpApi"}',
         );
+        expect(JSON.stringify(permission.Properties?.FunctionName), id).toMatch(/Aliaslive"\}$/);
       }
+    });
+
+    it.each(servedFunctions().map((spec) => [spec.name, spec.logicalId]))(
+      "%s: CodeDeploy moves live after the pre-traffic hook, rolling back on the alarms",
+      (_name, id) => {
+        const expectedType = stageConfig(stage).parameters.DeploymentType;
+        expect(expectedType).toBe(stage === "production" ? "Canary10Percent5Minutes" : "AllAtOnce");
+        const group = byId[`${id}DeploymentGroup`]?.Properties ?? {};
+        expect(JSON.stringify(group.DeploymentConfigName)).toContain(
+          `"ConfigName":"${expectedType}"`,
+        );
+        expect(group.AutoRollbackConfiguration).toMatchObject({ Enabled: true });
+        expect(getAttArnOf(group.ServiceRoleArn)).toBe("CodeDeployRole");
+        const configured = asArray(
+          isObject(group.AlarmConfiguration) ? group.AlarmConfiguration.Alarms : [],
+        ).map((alarm) => (isObject(alarm) ? alarm.Name : null));
+        expect(configured).toEqual(rollbackAlarms(id));
+        const alias = byId[`${id}Aliaslive`];
+        const update = isObject(alias?.UpdatePolicy)
+          ? alias.UpdatePolicy.CodeDeployLambdaAliasUpdate
+          : {};
+        expect(update).toMatchObject({
+          BeforeAllowTrafficHook: { Ref: hookId },
+          DeploymentGroupName: { Ref: `${id}DeploymentGroup` },
+        });
+      },
+    );
+
+    // The hook's ReportToCodeDeploy grant covers every group of this application: its groups
+    // must be exactly the shifted functions' (the hook's own is not among them).
+    it("the stack's one CodeDeploy application holds exactly the shifted functions' groups", () => {
+      const groups = ofType("AWS::CodeDeploy::DeploymentGroup");
+      expect(groups.map(([id]) => id).sort()).toEqual(
+        servedFunctions()
+          .map((spec) => `${spec.logicalId}DeploymentGroup`)
+          .sort(),
+      );
+      for (const [, group] of groups) {
+        expect(group.Properties?.ApplicationName).toEqual({
+          Ref: "ServerlessDeploymentApplication",
+        });
+      }
+      expect(ofType("AWS::CodeDeploy::Application")).toHaveLength(1);
+    });
+
+    it("keeps the account rule", () => {
+      expect(result.transformed?.Rules).toBeDefined();
     });
 
     it("creates no IAM role or managed policy beyond the template's own roles", () => {
       const roles = ofType("AWS::IAM::Role");
       expect(roles.map(([id]) => id).sort()).toEqual(
-        Object.entries(loadTemplate().Resources)
-          .filter(([, resource]) => resource.Type === "AWS::IAM::Role")
+        templateOfType("AWS::IAM::Role")
           .map(([id]) => id)
           .sort(),
       );
@@ -108,7 +168,7 @@ describe("after the AWS SAM transform", () => {
         expect(props.Architectures, id).toEqual(["arm64"]);
         expect(props.Handler, id).toBe("index.handler");
         expect(isObject(props.LoggingConfig) && props.LoggingConfig.LogFormat, id).toBe("JSON");
-        if (id !== "PreTrafficHookFunction") expect(Number(props.Timeout), id).toBeLessThan(30);
+        if (id !== hookId) expect(Number(props.Timeout), id).toBeLessThan(30);
       }
     });
 

@@ -3,7 +3,6 @@
  * valid parameter set; nothing in one stage's settings points at the other's.
  */
 import { describe, expect, it } from "vitest";
-import { loadTemplate } from "../../local/template.ts";
 import {
   parseParameterOverrides,
   parseSamconfig,
@@ -11,9 +10,8 @@ import {
   stageConfig,
   stages,
 } from "../../scripts/stages.ts";
-import { raw } from "../support/cloudFormation.ts";
+import { template } from "../support/templateResources.ts";
 
-const template = raw(loadTemplate());
 const declared = Object.entries(template.Parameters);
 
 describe("samconfig.toml", () => {

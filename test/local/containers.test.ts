@@ -4,8 +4,6 @@
  * limiter and list cache, and the service must behave as one all the same. Two invocations sent
  * at once to a pool of two idle containers run one in each (a pool never runs two in one).
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
@@ -14,7 +12,8 @@ import { ensureTable, localClient, startEmbeddedDynamo } from "../../local/embed
 import { localFunctionEnv } from "../../local/functionEnv.ts";
 import { FunctionPool } from "../../local/functionPool.ts";
 import type { Outcome } from "../../local/functionPool.ts";
-import { functionsOf, projectRoot, templateFunctionEnv } from "../../local/template.ts";
+import { functionsOf, templateFunctionEnv } from "../../local/template.ts";
+import { loadEvent } from "../functions/harness.ts";
 
 const tableName = "petstore-containers";
 /** How long a container may keep a revoked key (API_KEY_CACHE_SECONDS, the promise). */
@@ -61,9 +60,7 @@ interface Answer {
 }
 
 function eventWith(file: string, apiKey: string): unknown {
-  const event = JSON.parse(readFileSync(resolve(projectRoot, "events", file), "utf8")) as {
-    headers: Record<string, string>;
-  };
+  const event = loadEvent(file);
   return { ...event, headers: { ...event.headers, authorization: `Bearer ${apiKey}` } };
 }
 

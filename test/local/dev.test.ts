@@ -3,19 +3,21 @@
  * It runs in a copy of the project (functions, lib, local, scripts, infra, openapi.yaml;
  * node_modules linked), so editing a source file never touches the bundles other tests run.
  */
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { functionsOf, projectRoot } from "../../local/template.ts";
 import { createCategory, listCategories } from "../support/client.ts";
+import { scratchDir } from "../support/scratchDir.ts";
+import { serverScripts, until as within } from "./processes.ts";
+
+const scratch = scratchDir("petstore-dev-");
+let copies = 0;
 
 /** A copy of the project for one test's `npm run dev` (node_modules linked). */
 function projectCopy(): string {
-  const copy = mkdtempSync(join(tmpdir(), "petstore-dev-"));
-  copies.push(copy);
+  copies += 1;
+  const copy = join(scratch, String(copies));
   for (const entry of [
     "functions",
     "lib",
@@ -30,40 +32,13 @@ function projectCopy(): string {
   return copy;
 }
 
-const copies: string[] = [];
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const child of children.filter((running) => running.exitCode === null)) {
-    const exited = new Promise((done) => child.once("exit", done));
-    child.kill("SIGTERM");
-    await exited;
-  }
-  for (const copy of copies) rmSync(copy, { recursive: true, force: true });
-});
-
-function startDev(
-  copy: string,
-): Promise<{ baseUrl: string; apiKey: string; stderr: () => string }> {
-  const dev = spawn(process.execPath, [join(copy, "scripts/dev.ts"), "--memory"], {
+const serve = serverScripts();
+const startDev = (copy: string) =>
+  serve("scripts/dev.ts", {
     cwd: copy,
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
+    args: ["--memory"],
+    ready: (stderr) => stderr.includes("[dev] watching"),
   });
-  children.push(dev);
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    dev.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const baseUrl = /at (http:\/\/\S+\/v1)/.exec(stderr)?.[1];
-      const apiKey = /API key: (\S+)/.exec(stderr)?.[1];
-      if (baseUrl && apiKey && stderr.includes("[dev] watching"))
-        resolve({ baseUrl, apiKey, stderr: () => stderr });
-    });
-    dev.once("exit", (code) => {
-      reject(new Error(`npm run dev exited (${String(code)}): ${stderr}`));
-    });
-  });
-}
 
 async function ordersMessage(baseUrl: string, apiKey: string): Promise<string> {
   const response = await fetch(`${baseUrl}/store/orders`, {
@@ -72,15 +47,8 @@ async function ordersMessage(baseUrl: string, apiKey: string): Promise<string> {
   return ((await response.json()) as { message: string }).message;
 }
 
-/** Waits, polling every 200 ms for up to 20 s, until `done` holds; then says whether it did. */
-async function until(done: () => boolean | Promise<boolean>): Promise<boolean> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (await done()) return true;
-    await new Promise((settle) => setTimeout(settle, 200));
-  }
-  return done();
-}
+/** Waits up to 20 s until `done` holds; then says whether it did. */
+const until = (done: () => boolean | Promise<boolean>): Promise<boolean> => within(done, 20_000);
 
 const count = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
 const rebuiltLine = /^\[dev\] .* rebuilt; serving the new code$/gm;

@@ -3,11 +3,10 @@
  * `npm start -- --dynamodb-local` serves the API from it.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startDynamodbLocal } from "../../local/dynamodbLocal.ts";
 import { localClient } from "../../local/embeddedDynamo.ts";
 import { endpointFile, localTableName } from "../../local/localKeys.ts";
@@ -15,30 +14,26 @@ import { projectRoot } from "../../local/template.ts";
 import { send } from "../support/client.ts";
 import { javaMissing, soon } from "../support/dynamo.ts";
 import { skipWithout } from "../support/missingTool.ts";
+import { scratchDir } from "../support/scratchDir.ts";
+import { runScript, serverScripts, until } from "./processes.ts";
 
-const root = mkdtempSync(join(tmpdir(), "petstore-dynamodb-local-"));
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
+const root = scratchDir("petstore-dynamodb-local-");
+const serve = serverScripts();
 
 /** True once nothing listens on the endpoint's port any more (polls up to `ms`). */
-async function goesAway(endpoint: string, ms: number): Promise<boolean> {
+function goesAway(endpoint: string, ms: number): Promise<boolean> {
   const port = Number(new URL(endpoint).port);
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const listening = await new Promise<boolean>((done) => {
+  const refused = (): Promise<boolean> =>
+    new Promise((done) => {
       const socket = connect(port, "127.0.0.1", () => {
         socket.destroy();
-        done(true);
-      });
-      socket.on("error", () => {
         done(false);
       });
+      socket.on("error", () => {
+        done(true);
+      });
     });
-    if (!listening) return true;
-    await new Promise((wait) => setTimeout(wait, 100));
-  }
-  return false;
+  return until(refused, ms);
 }
 
 describe("DynamoDB Local runs as a child process owned by its starter", () => {
@@ -80,51 +75,23 @@ describe("DynamoDB Local runs as a child process owned by its starter", () => {
   });
 });
 
-/** `npm start` (scripts/start.ts) with these arguments: its banner, or how it ended. */
-function start(env: Record<string, string>, ...args: string[]) {
-  const child = spawn(process.execPath, [resolve(projectRoot, "scripts/start.ts"), ...args], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: "0", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  const outcome = new Promise<{ baseUrl?: string; apiKey?: string; status?: number | null }>(
-    (done) => {
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-        const baseUrl = /at (http:\/\/\S+\/v1)/.exec(stderr)?.[1];
-        const apiKey = /API key: (\S+)/.exec(stderr)?.[1];
-        if (baseUrl && apiKey) done({ baseUrl, apiKey });
-      });
-      child.once("exit", (status) => {
-        done({ status });
-      });
-    },
-  );
-  const stop = (): Promise<void> =>
-    child.exitCode === null
-      ? new Promise((done) => {
-          child.once("exit", () => {
-            done();
-          });
-          child.kill("SIGTERM");
-        })
-      : Promise.resolve();
-  return { outcome, stop, stderr: () => stderr };
-}
+/** `npm start` (scripts/start.ts) with these arguments, expected to refuse. */
+const refusal = (env: Record<string, string>, ...args: string[]) =>
+  runScript("scripts/start.ts", args, { ...process.env, PORT: "0", ...env }, 60_000);
 
 describe("npm start -- --dynamodb-local serves the API from DynamoDB Local", () => {
   skipWithout(javaMissing);
   it("persisted in DATA_DIR", async () => {
     const dataDir = join(root, "persisted");
-    const server = start({ DATA_DIR: dataDir }, "--dynamodb-local");
+    const server = await serve("scripts/start.ts", {
+      args: ["--dynamodb-local"],
+      env: { DATA_DIR: dataDir },
+    });
     try {
-      const { baseUrl, apiKey } = await server.outcome;
-      expect(baseUrl, server.stderr()).toBeDefined();
-      const created = await send(baseUrl ?? "", {
+      const created = await send(server.baseUrl, {
         method: "POST",
         path: "/v1/categories",
-        key: apiKey ?? "",
+        key: server.apiKey,
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ name: "Dogs" }),
       });
@@ -151,21 +118,21 @@ describe("npm start -- --dynamodb-local serves the API from DynamoDB Local", () 
 
 describe("npm start refuses a store it cannot run, in one line", () => {
   it("refuses an unknown PETSTORE_STORE in one line", async () => {
-    const server = start({ PETSTORE_STORE: "dynamo" }, "--memory");
-    expect((await server.outcome).status).toBe(2);
-    expect(server.stderr().trim()).toBe(
+    const exit = await refusal({ PETSTORE_STORE: "dynamo" }, "--memory");
+    expect(exit.status).toBe(2);
+    expect(exit.stderr.trim()).toBe(
       'npm start: PETSTORE_STORE must be dynalite or dynamodb-local, not "dynamo"',
     );
   });
 
   it("says in one line how to install Java when there is none", async () => {
-    const server = start(
+    const exit = await refusal(
       { PATH: join(root, "no-java"), JAVA_HOME: "" },
       "--memory",
       "--dynamodb-local",
     );
-    expect((await server.outcome).status).toBe(2);
-    expect(server.stderr().trim().split("\n")).toHaveLength(1);
-    expect(server.stderr()).toMatch(/Java 17.*apt-get install -y openjdk-17-jre-headless/);
+    expect(exit.status).toBe(2);
+    expect(exit.stderr.trim().split("\n")).toHaveLength(1);
+    expect(exit.stderr).toMatch(/Java 17.*apt-get install -y openjdk-17-jre-headless/);
   });
 });

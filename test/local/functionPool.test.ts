@@ -5,7 +5,6 @@
  * containers are reaped; Lambda's START/END/REPORT lines in the function's LogFormat. The function
  * is a test-only one (test/local/poolFunction) that holds, allocates and reports its module state.
  */
-import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FunctionPool } from "../../local/functionPool.ts";
@@ -14,6 +13,7 @@ import { gatewayTo } from "../../local/gateway.ts";
 import { createFront } from "../../local/httpFront.ts";
 import type { FunctionSpec } from "../../local/template.ts";
 import { functionsOf } from "../../local/template.ts";
+import { listening, until } from "./processes.ts";
 
 const pools: FunctionPool[] = [];
 afterEach(async () => {
@@ -52,14 +52,6 @@ interface Seen {
 function seen(outcome: Outcome): Seen {
   if (!outcome.ok) throw new Error(`${outcome.error.name}: ${outcome.error.message}`);
   return outcome.result as Seen;
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`still not ${what}`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
 }
 
 describe("one invocation per container; a busy pool grows to its concurrency, then throttles", () => {
@@ -139,7 +131,7 @@ describe("Timeout ends the invocation and its container", () => {
         /^REPORT RequestId: timeout-1\tDuration: \d+\.\d\d ms\t.*\tStatus: timeout\tError Type: Sandbox\.Timedout$/,
       ),
     );
-    await until(() => pool.size === 0, "ended");
+    expect(await until(() => pool.size === 0, 20_000), "ended").toBe(true);
     const next = await pool.invoke({});
     expect(next.report).toMatchObject({ containerId: 2, status: "success" });
   });
@@ -147,14 +139,13 @@ describe("Timeout ends the invocation and its container", () => {
   it("the gateway answers a timed-out function as API Gateway does: 500 Internal Server Error", async () => {
     const { pool } = poolOf({ timeoutSeconds: 0.2 });
     const front = createFront(gatewayTo(new Map([[pool.spec.name, pool]])));
-    await new Promise<void>((done) => front.listen(0, "127.0.0.1", done));
+    const { port, close } = await listening(front);
     try {
-      const { port } = front.address() as AddressInfo;
       const answer = await fetch(`http://127.0.0.1:${port}/v1/categories?holdMs=60000`);
       expect(answer.status).toBe(500);
       expect(await answer.json()).toEqual({ message: "Internal Server Error" });
     } finally {
-      await new Promise((done) => front.close(done));
+      await close();
     }
   });
 });
@@ -185,7 +176,7 @@ describe("idle containers are reaped after the idle time, down to the ones kept 
     for (const warm of [0, 1]) {
       const { pool } = poolOf({}, { idleMs: 50, warm });
       await Promise.all([pool.invoke({ holdMs: 50 }), pool.invoke({ holdMs: 50 })]);
-      await until(() => pool.size === warm, `reaped to ${warm}`);
+      expect(await until(() => pool.size === warm, 20_000), `reaped to ${warm}`).toBe(true);
       const next = await pool.invoke({});
       expect(next.report?.initMs !== undefined).toBe(warm === 0);
     }

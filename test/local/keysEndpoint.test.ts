@@ -56,28 +56,21 @@ describe("keys with DYNAMODB_ENDPOINT: that store, named in the output", () => {
     expect(run.stdout).toMatch(/^no keys in the store of \/.*\/data, table petstore-local\n$/);
   });
 
-  it("an endpoint that does not answer: one line, exit 1", async () => {
-    const run = await keysCommandAsync(
-      join(scratch, "x"),
-      { DYNAMODB_ENDPOINT: "http://127.0.0.1:1" },
-      "list",
-    );
+  it.each([
+    [
+      "does not answer",
+      "http://127.0.0.1:1",
+      /^keys: no DynamoDB answer from http:\/\/127\.0\.0\.1:1 within 3 s \(.*\): start that store, or unset DYNAMODB_ENDPOINT to use the data folder's\n$/,
+    ],
+    [
+      "is no URL (as npm start says it)",
+      "not a url",
+      /^keys: DYNAMODB_ENDPOINT must be a URL such as http:\/\/127\.0\.0\.1:8000, got "not a url"\n$/,
+    ],
+  ])("an endpoint that %s: one line, exit 1", async (_why, endpoint, says) => {
+    const run = await keysCommandAsync(join(scratch, "x"), { DYNAMODB_ENDPOINT: endpoint }, "list");
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(
-      /^keys: no DynamoDB answer from http:\/\/127\.0\.0\.1:1 within 3 s \(.*\): start that store, or unset DYNAMODB_ENDPOINT to use the data folder's\n$/,
-    );
-  });
-
-  it("an endpoint that is no URL: one line, as npm start says it", async () => {
-    const run = await keysCommandAsync(
-      join(scratch, "x"),
-      { DYNAMODB_ENDPOINT: "not a url" },
-      "list",
-    );
-    expect(run.status).toBe(1);
-    expect(run.stderr).toBe(
-      'keys: DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "not a url"\n',
-    );
+    expect(run.stderr).toMatch(says);
   });
 });

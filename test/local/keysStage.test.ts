@@ -5,22 +5,18 @@
  * pointing at a closed port, a silent socket, a fake refusing the signature, or the embedded
  * store (which has no petstore-staging table).
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
-import { projectRoot } from "../../local/template.ts";
+import { scratchDir } from "../support/scratchDir.ts";
 import { scaled } from "../support/speed.ts";
+import type { Exit } from "./processes.ts";
+import { closedPort, listening, runScript } from "./processes.ts";
 
-const home = mkdtempSync(join(tmpdir(), "petstore-keys-stage-"));
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-});
+const home = scratchDir("petstore-keys-stage-");
 
 /** An environment with no AWS settings at all but those given (no profile, no files, no IMDS). */
 function awsEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -39,31 +35,9 @@ function awsEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 const fakeCredentials = { AWS_ACCESS_KEY_ID: "AKIAFAKEFAKEFAKE", AWS_SECRET_ACCESS_KEY: "fake" };
 
-interface Exit {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
-
-function keys(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Exit> {
-  const started = Date.now();
-  const child = spawn(process.execPath, [resolve(projectRoot, "scripts/keys.ts"), ...args], {
-    cwd: projectRoot,
-    env,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill(), scaled(30_000));
-  return new Promise((done) => {
-    child.once("exit", (status) => {
-      clearTimeout(timer);
-      done({ status, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
+/** `npm run keys -- list --stage staging` with `awsEnv(extra)`. */
+const listStaging = (extra: Record<string, string>): Promise<Exit> =>
+  runScript("scripts/keys.ts", ["list", "--stage", "staging"], awsEnv(extra), scaled(30_000));
 
 function expectOneLine(exit: Exit, message: RegExp): void {
   expect(exit.status).toBe(1);
@@ -75,29 +49,19 @@ function expectOneLine(exit: Exit, message: RegExp): void {
   expect(exit.ms).toBeLessThan(5_000 + scaled(7_000));
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
 // Side by side: each case is a child process, most of them waiting out the command's 5 s budget.
 describe.concurrent("keys against a stage out of reach: one line, exit 1, within seconds", () => {
   it("no credentials: names AWS_PROFILE and aws sso login", async () => {
-    const exit = await keys(awsEnv({}), "list", "--stage", "staging");
+    const exit = await listStaging({});
     expectOneLine(exit, /^keys: no AWS credentials for staging .*AWS_PROFILE.*aws sso login/);
   });
 
   it("a profile that does not exist: says that profile is missing, and where it looked", async () => {
     writeFileSync(join(home, "config"), "[profile petstore-staging]\nregion = eu-west-1\n");
-    const exit = await keys(
-      awsEnv({ AWS_PROFILE: "petstore-nope", AWS_CONFIG_FILE: join(home, "config") }),
-      "list",
-      "--stage",
-      "staging",
-    );
+    const exit = await listStaging({
+      AWS_PROFILE: "petstore-nope",
+      AWS_CONFIG_FILE: join(home, "config"),
+    });
     expectOneLine(
       exit,
       new RegExp(
@@ -113,27 +77,17 @@ describe.concurrent("keys against a stage out of reach: one line, exit 1, within
       "[petstore-ci]\naws_access_key_id = AKIAFAKEFAKEFAKE\naws_secret_access_key = fake\n",
     );
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
-    const exit = await keys(
-      awsEnv({
-        AWS_PROFILE: "petstore-ci",
-        AWS_SHARED_CREDENTIALS_FILE: join(home, "credentials"),
-        AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-      }),
-      "list",
-      "--stage",
-      "staging",
-    );
+    const exit = await listStaging({
+      AWS_PROFILE: "petstore-ci",
+      AWS_SHARED_CREDENTIALS_FILE: join(home, "credentials"),
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    });
     expectOneLine(exit, /^keys: DynamoDB in eu-west-1 did not answer within 5 s/);
   });
 
   it("no network (a closed port): check the network and the region", async () => {
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
-    const exit = await keys(
-      awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: endpoint }),
-      "list",
-      "--stage",
-      "staging",
-    );
+    const exit = await listStaging({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: endpoint });
     expectOneLine(
       exit,
       /^keys: DynamoDB in eu-west-1 did not answer within 5 s: check your network/,
@@ -141,19 +95,15 @@ describe.concurrent("keys against a stage out of reach: one line, exit 1, within
   });
 
   it("an endpoint that accepts and never answers: the same, no longer", async () => {
-    const silent = createServer(() => undefined);
-    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done));
-    const { port } = silent.address() as AddressInfo;
+    const { port, close } = await listening(createServer(() => undefined));
     try {
-      const exit = await keys(
-        awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}` }),
-        "list",
-        "--stage",
-        "staging",
-      );
+      const exit = await listStaging({
+        ...fakeCredentials,
+        AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}`,
+      });
       expectOneLine(exit, /^keys: DynamoDB in eu-west-1 did not answer within 5 s/);
     } finally {
-      silent.close();
+      void close();
     }
   });
 
@@ -167,33 +117,28 @@ describe.concurrent("keys against a stage out of reach: one line, exit 1, within
         }),
       );
     });
-    await new Promise<void>((done) => refusing.listen(0, "127.0.0.1", done));
-    const { port } = refusing.address() as AddressInfo;
+    const { port, close } = await listening(refusing);
     try {
-      const exit = await keys(
-        awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}` }),
-        "list",
-        "--stage",
-        "staging",
-      );
+      const exit = await listStaging({
+        ...fakeCredentials,
+        AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}`,
+      });
       expectOneLine(
         exit,
         /^keys: AWS refused the credentials \(UnrecognizedClientException\): run aws sso login/,
       );
     } finally {
-      refusing.close();
+      void close();
     }
   });
 
   it("no table for the stage in that account: deploy first, or check AWS_PROFILE", async () => {
     const store = await startEmbeddedDynamo();
     try {
-      const exit = await keys(
-        awsEnv({ ...fakeCredentials, AWS_ENDPOINT_URL_DYNAMODB: store.endpoint }),
-        "list",
-        "--stage",
-        "staging",
-      );
+      const exit = await listStaging({
+        ...fakeCredentials,
+        AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
+      });
       expectOneLine(
         exit,
         /^keys: no table petstore-staging in eu-west-1 .*npm run deploy -- staging/,

@@ -4,17 +4,15 @@
  * of a parameter resolved to its override or Default), so PetsSunsetAt flips the pets route to
  * 410 locally as it does deployed. A parameter the template lacks ends the start in one line.
  */
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   parseParameterOverrides,
-  projectRoot,
   templateFunctionEnv,
   TemplateParameterError,
 } from "../../local/template.ts";
 import { send } from "../support/client.ts";
 import { useLocalServer } from "../support/localServer.ts";
+import { runScript } from "./processes.ts";
 
 const sunset = "2020-01-01T00:00:00Z";
 const server = useLocalServer({ args: ["--parameter-overrides", `PetsSunsetAt=${sunset}`] });
@@ -58,11 +56,12 @@ describe("overrides are read as SAM reads them", () => {
     expect(given.overridden).toEqual({ PETS_SUNSET_AT: sunset });
   });
 
-  it("npm start ends in one line naming the unknown parameter", () => {
-    const run = spawnSync(
-      process.execPath,
-      [resolve(projectRoot, "scripts/start.ts"), "--memory", "--parameter-overrides", "Nope=1"],
-      { cwd: projectRoot, env: { ...process.env, PORT: "0" }, encoding: "utf8", timeout: 30_000 },
+  it("npm start ends in one line naming the unknown parameter", async () => {
+    const run = await runScript(
+      "scripts/start.ts",
+      ["--memory", "--parameter-overrides", "Nope=1"],
+      { ...process.env, PORT: "0" },
+      30_000,
     );
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);

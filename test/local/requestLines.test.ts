@@ -3,78 +3,37 @@
  * milliseconds, request id), the functions' JSON log and EMF lines left out; LOG_FORMAT=json
  * prints those raw lines instead. The banner names the API reference at /docs.
  */
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
-import { resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { projectRoot, servedFunctions } from "../../local/template.ts";
+import { describe, expect, it } from "vitest";
+import { servedFunctions } from "../../local/template.ts";
+import { createCategory } from "../support/client.ts";
 import { scaled } from "../support/speed.ts";
+import { serverScripts, until } from "./processes.ts";
 
-const children: ChildProcess[] = [];
-afterAll(async () => {
-  for (const child of children.filter((running) => running.exitCode === null)) {
-    const exited = new Promise((done) => child.once("exit", done));
-    child.kill("SIGTERM");
-    await exited;
-  }
-});
-
-interface Started {
-  readonly baseUrl: string;
-  readonly apiKey: string;
-  readonly banner: string;
-  readonly stdout: () => string;
-}
-
-function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [resolve(projectRoot, "scripts/start.ts"), "--memory"], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+const serve = serverScripts();
+const start = (env: Record<string, string>) =>
+  serve("scripts/start.ts", {
+    args: ["--memory"],
+    env,
+    ready: (stderr) => /LOG_FORMAT.*\n/.test(stderr),
   });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  return new Promise((done, fail) => {
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const baseUrl = /at (http:\/\/\S+\/v1)/.exec(stderr)?.[1];
-      const apiKey = /API key: (\S+)/.exec(stderr)?.[1];
-      if (baseUrl && apiKey && /LOG_FORMAT.*\n/.test(stderr))
-        done({ baseUrl, apiKey, banner: stderr, stdout: () => stdout });
-    });
-    child.once("exit", (code) => {
-      fail(new Error(`npm start exited (${String(code)}): ${stderr}`));
-    });
-  });
-}
 
+/** The terminal's lines, once there are `count` of them (or 5 s, scaled, have passed). */
 async function untilLines(stdout: () => string, count: number): Promise<string[]> {
-  const deadline = Date.now() + scaled(5000);
-  let lines: string[] = [];
-  while (Date.now() < deadline) {
-    lines = stdout()
+  const lines = (): string[] =>
+    stdout()
       .split("\n")
       .filter((line) => line !== "");
-    if (lines.length >= count) break;
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  return lines;
+  await until(() => lines().length >= count, scaled(5000));
+  return lines();
 }
 
 describe("npm start's terminal", () => {
   it("by default: one readable line per request, no JSON", async () => {
-    const { baseUrl, apiKey, banner, stdout } = await start({ LOG_FORMAT: "" });
-    expect(banner).toContain(`API reference: ${new URL(baseUrl).origin}/docs`);
+    const { baseUrl, apiKey, stderr: banner, stdout } = await start({ LOG_FORMAT: "" });
+    expect(banner()).toContain(`API reference: ${new URL(baseUrl).origin}/docs`);
     const auth = { authorization: `Bearer ${apiKey}` };
     expect((await fetch(`${baseUrl}/categories`, { headers: auth })).status).toBe(200);
-    const create = await fetch(`${baseUrl}/categories`, {
-      method: "POST",
-      headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ name: "dog" }),
-    });
-    expect(create.status).toBe(201);
+    expect((await createCategory(baseUrl, apiKey, { name: "dog" })).status).toBe(201);
     expect((await fetch(`${baseUrl}/nowhere?x=1`, { headers: auth })).status).toBe(404);
     const lines = await untilLines(stdout, 3);
     // API Gateway's request id, as the local gateway makes it (local/apiGateway.ts): the answer's
@@ -96,15 +55,13 @@ describe("npm start's terminal", () => {
   });
 
   it("LOG_FORMAT=json: the functions' JSON log and EMF lines, and Lambda's platform lines", async () => {
-    const { baseUrl, apiKey, banner, stdout } = await start({ LOG_FORMAT: "json" });
-    expect(banner).toContain("/docs");
+    const { baseUrl, apiKey, stderr: banner, stdout } = await start({ LOG_FORMAT: "json" });
+    expect(banner()).toContain("/docs");
     await fetch(`${baseUrl}/categories`, { headers: { authorization: `Bearer ${apiKey}` } });
     const lines = await untilLines(stdout, 2);
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/^\{"(time|_aws)":/);
-    const deadline = Date.now() + 5000;
-    while (!stdout().includes('"platform.report"') && Date.now() < deadline)
-      await new Promise((done) => setTimeout(done, 50));
+    await until(() => stdout().includes('"platform.report"'), 5000);
     const types = (await untilLines(stdout, 1)).map(
       (line) => (JSON.parse(line) as { type?: string }).type,
     );

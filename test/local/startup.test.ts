@@ -2,52 +2,26 @@
  * `npm start`'s mistakes end in one line that says what to do (never a stack trace), each data
  * folder has its own endpoint file, and the server never writes the global process.env.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
-import type { Server } from "node:net";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { endpointFile } from "../../local/localKeys.ts";
 import { startLocalServer } from "../../local/server.ts";
 import { functionsOf, projectRoot } from "../../local/template.ts";
 import { listCategories } from "../support/client.ts";
 import { issueKey } from "../support/keysCli.ts";
 import { startServer } from "../support/localServer.ts";
+import { scratchDir } from "../support/scratchDir.ts";
 import { scaled } from "../support/speed.ts";
+import type { Exit } from "./processes.ts";
+import { closedPort, listening, runScript } from "./processes.ts";
 
-const root = mkdtempSync(join(tmpdir(), "petstore-startup-"));
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
-interface Exit {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
+const root = scratchDir("petstore-startup-");
 
 /** `npm start` (scripts/start.ts) that is expected to stop by itself. */
-function start(env: Record<string, string>, ...args: string[]): Promise<Exit> {
-  const started = Date.now();
-  const child = spawn(process.execPath, [resolve(projectRoot, "scripts/start.ts"), ...args], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: "0", ...env },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill(), 20_000);
-  return new Promise((done) => {
-    child.once("exit", (status) => {
-      clearTimeout(timer);
-      done({ status, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
+const start = (env: Record<string, string>): Promise<Exit> =>
+  runScript("scripts/start.ts", [], { ...process.env, PORT: "0", ...env }, 20_000);
 
 function expectOneLine(exit: Exit, message: RegExp): void {
   expect(exit.status).toBe(2);
@@ -56,28 +30,9 @@ function expectOneLine(exit: Exit, message: RegExp): void {
   expect(exit.stderr).not.toMatch(/^\s+at /m);
 }
 
-function listening(): Promise<Server> {
-  const server = createServer();
-  return new Promise((done) => {
-    server.listen(0, "127.0.0.1", () => {
-      done(server);
-    });
-  });
-}
-
-function portOf(server: Server): number {
-  const address = server.address();
-  return typeof address === "object" && address ? address.port : 0;
-}
-
 describe("npm start reads its command line before it builds", () => {
   /** `npm start -- <args>` as package.json runs it, and whether any bundle was written meanwhile. */
-  function npmStart(...args: string[]): {
-    status: number | null;
-    stdout: string;
-    stderr: string;
-    built: boolean;
-  } {
+  function npmStart(...args: string[]): { status: number | null; stderr: string; built: boolean } {
     const bundles = functionsOf().map((spec) => resolve(spec.codeDir, spec.handlerFile));
     const mtimes = (): number[] => bundles.map((file) => statSync(file).mtimeMs);
     const before = mtimes();
@@ -88,31 +43,26 @@ describe("npm start reads its command line before it builds", () => {
       timeout: 60_000,
     });
     const built = mtimes().some((mtime, i) => mtime !== before[i]);
-    return { status: run.status, stdout: run.stdout, stderr: run.stderr, built };
+    return { status: run.status, stderr: run.stderr, built };
   }
 
-  it("--help prints the usage, builds nothing and exits 0", () => {
-    const run = npmStart("--help");
-    expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/^usage: npm start/);
-    expect(run.built).toBe(false);
-  });
-
-  it("a bogus flag is refused in one line, before anything is built", () => {
-    const run = npmStart("--bogus");
-    expect(run.status).toBe(2);
-    expect(run.stderr).toBe("npm start: unknown option --bogus (npm start -- --help)\n");
+  // What each answers: test/docs/readme.test.ts, for every command the README lists.
+  it.each([
+    ["--help", 0],
+    ["--bogus", 2],
+  ])("%s answers (exit %i) before anything is built", (option, status) => {
+    const run = npmStart(option);
+    expect(run.status, run.stderr).toBe(status);
     expect(run.built).toBe(false);
   });
 });
 
 describe("a busy port: which port, and to set PORT", () => {
   it("refuses in one line and leaves no endpoint file behind", async () => {
-    const busy = await listening();
-    const port = portOf(busy);
+    const { port, close } = await listening();
     const dataDir = join(root, "busy-port");
     const exit = await start({ PORT: String(port), DATA_DIR: dataDir });
-    busy.close();
+    await close();
     expectOneLine(exit, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use.*set PORT`));
     expect(existsSync(endpointFile(dataDir))).toBe(false);
   });
@@ -154,10 +104,7 @@ describe("one data folder, one server", () => {
 
 describe("an unreachable DYNAMODB_ENDPOINT ends in one line naming the variable, within seconds", () => {
   it("refuses a closed port", async () => {
-    const closed = await listening();
-    const port = portOf(closed);
-    await new Promise((done) => closed.close(done));
-    const exit = await start({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` });
+    const exit = await start({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${await closedPort()}` });
     expectOneLine(
       exit,
       /no DynamoDB answer from http:\/\/127\.0\.0\.1:\d+ .*unset DYNAMODB_ENDPOINT/,

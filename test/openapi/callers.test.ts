@@ -8,25 +8,13 @@ import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../local/template.ts";
-import { loadOpenApi, openApiPath, operationMethods } from "../support/openapiDocument.ts";
-
-type JsonObject = Readonly<Record<string, unknown>>;
+import type { JsonObject } from "../support/openapiDocument.ts";
+import { loadOpenApi, openApiPath } from "../support/openapiDocument.ts";
+import { openApiOperations as operations } from "./operations.ts";
 
 const document = loadOpenApi();
 const redoclyCli = resolve(projectRoot, "node_modules/@redocly/cli/bin/cli.js");
 const gatewayMessage = "#/components/schemas/GatewayMessage";
-
-function operations(): [string, JsonObject][] {
-  const paths = document.paths as Record<string, JsonObject>;
-  return Object.entries(paths).flatMap(([path, item]) =>
-    operationMethods
-      .filter((method) => item[method] !== undefined)
-      .map((method): [string, JsonObject] => [
-        `${method.toUpperCase()} ${path}`,
-        item[method] as JsonObject,
-      ]),
-  );
-}
 
 /** Follows one internal `$ref`, as the documents' responses use them. */
 function deref(node: JsonObject): JsonObject {
@@ -76,9 +64,12 @@ describe("servers are addresses a caller can fill in", () => {
     expect(Object.keys(deployed?.variables ?? {}).sort()).toEqual(["apiId", "region"]);
   });
 
-  it("lists the local server, and no description holds an unfilled {placeholder}", () => {
+  it("all end in /v1, the local server's included, and no description holds an unfilled {placeholder}", () => {
     expect(servers.map((server) => server.url)).toContain("http://127.0.0.1:3000/v1");
-    for (const server of servers) expect(server.description ?? "").not.toMatch(/\{\w+\}/);
+    for (const server of servers) {
+      expect(server.url).toMatch(/\/v1$/);
+      expect(server.description ?? "").not.toMatch(/\{\w+\}/);
+    }
   });
 });
 
@@ -87,6 +78,7 @@ describe("every operation carries a stability marking", () => {
     expect(["stable", "beta", "experimental"]).toContain(operation["x-stability"]);
   });
 
+  // The contract's own choice of marking per operation: the declaration itself is checked here.
   it("marks the operations as the contract says", () => {
     const marking = Object.fromEntries(
       operations().map(([route, operation]) => [

@@ -11,9 +11,9 @@ import { functionsOf, projectRoot, routesOf } from "../../local/template.ts";
 import { declaredFor } from "../../scripts/build.ts";
 import type { ObservedResponse } from "../support/openapi.ts";
 import { assertMatchesOpenApi } from "../support/openapi.ts";
-import type { JsonObject } from "../support/openapiDocument.ts";
-import { loadOpenApi, objectAt, operationMethods } from "../support/openapiDocument.ts";
+import { loadOpenApi, objectAt } from "../support/openapiDocument.ts";
 import { errorResponse, everyHeader, everyHeaderOfScope } from "../support/openapiSamples.ts";
+import { openApiOperations } from "./operations.ts";
 
 const document = loadOpenApi();
 const errorsSource = readFileSync(resolve(projectRoot, "lib/errors.ts"), "utf8");
@@ -33,15 +33,7 @@ function errorPairsInSource(): [number, string][] {
   ]);
 }
 
-/** "GET /categories"-style keys of every operation the document describes. */
-function documentedRoutes(): string[] {
-  const paths = objectAt(document, "paths");
-  return Object.entries(paths).flatMap(([path, item]) =>
-    operationMethods
-      .filter((method) => (item as JsonObject)[method] !== undefined)
-      .map((method) => `${method.toUpperCase()} ${path}`),
-  );
-}
+const documentedRoutes = (): string[] => openApiOperations().map(([route]) => route);
 
 describe("openapi.yaml documents what the code answers", () => {
   it("lists exactly the Error codes of lib/errors.ts ErrorCode", () => {
@@ -99,12 +91,10 @@ describe("a function checks the scope openapi.yaml declares for its routes, writ
   };
 
   it("each function is told its routes' x-required-scope, the fallback none", () => {
-    const { paths } = loadOpenApi() as { paths: Record<string, Record<string, JsonObject>> };
+    const operations = new Map(openApiOperations());
     for (const fn of functionsOf()) {
       const scopes = fn.routeKeys.flatMap((routeKey) => {
-        const [method = "", path = ""] = routeKey.split(" ");
-        const scope =
-          paths[path.replace("/v1/", "/")]?.[method.toLowerCase()]?.["x-required-scope"];
+        const scope = operations.get(routeKey.replace(" /v1/", " /"))?.["x-required-scope"];
         return scope === undefined ? [] : [scope];
       });
       expect(declaredFor(fn).scope, fn.name).toBe(scopes[0]);

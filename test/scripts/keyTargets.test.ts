@@ -5,8 +5,6 @@
  * endpoint variables, as a VPC endpoint would be.
  */
 import { createServer } from "node:http";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { keyPattern } from "../../lib/keyFormat.ts";
@@ -14,6 +12,7 @@ import { ensureTable } from "../../local/embeddedDynamo.ts";
 import { stageBudgetMs, stageTarget } from "../../scripts/keyTargets.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
 import { keysCommandAsync } from "../support/keysCli.ts";
+import { closedPort, listening } from "../local/processes.ts";
 
 const store = useEmbeddedDynamo();
 /** The command's data folder: unused by a stage, which has its own table. */
@@ -24,12 +23,12 @@ const secretAccessKey = "operator-secret-never-sent";
 
 /** What the STS stand-in saw of each call. */
 let stsCalls: { authorization: string; body: string }[] = [];
-let sts: Server;
 let stsUrl: string;
+let closeSts: () => Promise<void>;
 
 beforeAll(async () => {
   await ensureTable(store.db, "petstore-staging");
-  sts = createServer((request, response) => {
+  const sts = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
     request.on("end", () => {
@@ -44,13 +43,12 @@ beforeAll(async () => {
       );
     });
   });
-  await new Promise<void>((listening) => sts.listen(0, "127.0.0.1", listening));
-  stsUrl = `http://127.0.0.1:${(sts.address() as AddressInfo).port}`;
+  const { port, close } = await listening(sts);
+  stsUrl = `http://127.0.0.1:${port}`;
+  closeSts = close;
 });
 
-afterAll(async () => {
-  await new Promise((closed) => sts.close(closed));
-});
+afterAll(() => closeSts());
 
 beforeEach(() => {
   stsCalls = [];
@@ -64,14 +62,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-/** A URL on a port nothing listens on: connections to it are refused. */
-async function closedPortUrl(): Promise<string> {
-  const closed = createServer();
-  await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
-  const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-  await new Promise((done) => closed.close(done));
-  return url;
-}
+const closedPortUrl = async (): Promise<string> => `http://127.0.0.1:${await closedPort()}`;
 
 const envWith = (sts: string): NodeJS.ProcessEnv => ({
   AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
@@ -123,8 +114,8 @@ describe("the audit names who made a change: the operator's AWS identity", () =>
 
   it("is unknown within the stage budget when STS takes the call and never answers", async () => {
     const silent = createServer(() => undefined);
-    await new Promise<void>((listening) => silent.listen(0, "127.0.0.1", listening));
-    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const { port, close } = await listening(silent);
+    const url = `http://127.0.0.1:${port}`;
     const target = await stageTarget("staging", envWith(url));
     try {
       const started = Date.now();
@@ -135,7 +126,7 @@ describe("the audit names who made a change: the operator's AWS identity", () =>
     } finally {
       await target.close();
       silent.closeAllConnections();
-      await new Promise((done) => silent.close(done));
+      await close();
     }
   });
 });

@@ -11,6 +11,7 @@ import type { Json, JsonObject } from "../../support/cloudFormation.ts";
 import { asArray, iamStatements, isObject, raw, text } from "../../support/cloudFormation.ts";
 import { cfnLint, cfnLintMissing } from "../../support/cfnLint.ts";
 import { skipWithout } from "../../support/missingTool.ts";
+import { template } from "../../support/templateResources.ts";
 
 const pipelinePath = resolve(projectRoot, "infra/pipeline.yaml");
 const pipeline = raw(loadTemplate(pipelinePath));
@@ -106,7 +107,6 @@ describe("the CloudFormation role cannot raise its own rights (or anyone's past 
   const subText = (value: Json | undefined): string =>
     isObject(value) ? text(value["Fn::Sub"]) : text(value);
   const boundaryName = subText(boundary.ManagedPolicyName);
-  const template = raw(loadTemplate());
 
   it("writes a role's policy or boundary only with the stack's boundary on that role", () => {
     const writes = new Set([

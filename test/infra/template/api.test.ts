@@ -39,7 +39,8 @@ describe("API", () => {
     });
   });
 
-  it("writes JSON access logs with request id, route, status and latency", () => {
+  // integrationRequestId: the Lambda request id the function's log line carries.
+  it("writes JSON access logs with request ids, route, status and latency", () => {
     const settings = template.Resources.HttpApi?.Properties?.AccessLogSettings;
     expect(isObject(settings)).toBe(true);
     if (!isObject(settings)) return;
@@ -50,6 +51,7 @@ describe("API", () => {
       routeKey: "$context.routeKey",
       status: "$context.status",
       latencyMs: "$context.responseLatency",
+      integrationRequestId: "$context.integration.requestId",
     });
   });
 

@@ -1,11 +1,10 @@
 /**
  * The table as infra/template.yaml declares it: one on-demand table, recoverable and encrypted,
- * named for the stage, retained and protected exactly in production.
+ * named for the stage, retained and protected exactly in production, as every log group is kept.
  */
 import { describe, expect, it } from "vitest";
 import { stageConfig, stages } from "../../../scripts/stages.ts";
 import { evaluate, parameterValues } from "../../support/cfnConditions.ts";
-import type { Json } from "../../support/cloudFormation.ts";
 import { asArray, isObject } from "../../support/cloudFormation.ts";
 import { ofType, template } from "../../support/templateResources.ts";
 
@@ -27,17 +26,23 @@ describe("table", () => {
     expect(props.TableName).toEqual({ "Fn::Sub": "petstore-${Stage}" });
   });
 
-  it.each(stages)("in %s: retained and protected exactly when production", (stage) => {
-    const parameters = parameterValues(template, stageConfig(stage).parameters);
-    const policy = (attribute: string): Json | undefined =>
-      evaluate(table?.[attribute], parameters, template.Conditions);
-    const production = stage === "production";
-    expect(policy("DeletionPolicy"), tableId).toBe(production ? "Retain" : "Delete");
-    expect(policy("UpdateReplacePolicy")).toBe(production ? "Retain" : "Delete");
-    expect(evaluate(props.DeletionProtectionEnabled, parameters, template.Conditions)).toBe(
-      production,
-    );
-  });
+  it.each(stages)(
+    "in %s: the table and every log group retained, the table protected, exactly when production",
+    (stage) => {
+      const parameters = parameterValues(template, stageConfig(stage).parameters);
+      const production = stage === "production";
+      for (const [id, resource] of [[tableId, table], ...ofType("AWS::Logs::LogGroup")] as const) {
+        for (const attribute of ["DeletionPolicy", "UpdateReplacePolicy"]) {
+          expect(evaluate(resource?.[attribute], parameters, template.Conditions), id).toBe(
+            production ? "Retain" : "Delete",
+          );
+        }
+      }
+      expect(evaluate(props.DeletionProtectionEnabled, parameters, template.Conditions)).toBe(
+        production,
+      );
+    },
+  );
 
   it("conditional policies are resolved by AWS::LanguageExtensions, before SAM", () => {
     const conditional = isObject(table?.DeletionPolicy) || isObject(table?.UpdateReplacePolicy);
