@@ -75,15 +75,15 @@ export class KeyEventStore {
     const put: Write = { kind: "put", key, fields: stored, condition: neverOverwrite };
     if (await this.#table.transactWrite([...changes, put], deadline)) return stored;
     await this.#table.put(key, { ...stored, intended: "yes" }, deadline, neverOverwrite);
-    const made: Write[] = [];
+    let made = 0;
     try {
       for (const change of changes) {
         await this.#table.write(change, deadline);
-        made.push(change);
+        made++;
       }
     } catch (error) {
       if (isConditionFailure(error)) {
-        for (const change of made.reverse()) {
+        for (const change of changes.slice(0, made).reverse()) {
           if (change.undo) await this.#table.write(change.undo, deadline);
         }
         await this.#table.delete(key, deadline);
@@ -121,6 +121,6 @@ function toEvent(item: Item): KeyEvent {
     who: text(item, "who") ?? "",
     at: text(item, "at") ?? "",
     detail: text(item, "detail"),
-    ...(text(item, "intended") !== undefined && { intended: true }),
+    ...(text(item, "intended") === "yes" && { intended: true }),
   };
 }

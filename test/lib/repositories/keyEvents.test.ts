@@ -5,9 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { KeyEventStore } from "../../../lib/repositories/keyEvents.ts";
+import { isConditionFailure } from "../../../lib/table/errors.ts";
+import { num, text } from "../../../lib/table/item.ts";
 import { partitions } from "../../../lib/table/schema.ts";
+import type { Write } from "../../../lib/table/table.ts";
 import { Table } from "../../../lib/table/table.ts";
-import { soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
+import { javaMissing, soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
+import { skipWithout } from "../../support/missingTool.ts";
 
 const store = useEmbeddedDynamo();
 const start = Date.parse("2026-06-01T10:00:00.000Z");
@@ -83,5 +87,97 @@ describe("history shows only the four kinds of event, whatever the table holds",
     expect(await events.list(undefined, soon())).toEqual([
       { event: "update", keyId: "", who: "", at: "", detail: undefined },
     ]);
+  });
+});
+
+const changeEvent = { event: "update", keyId: "key_a", who: "local:alice" } as const;
+const counter = { pk: "TEST#counter", sk: "x" };
+const taken = { pk: "TEST#taken", sk: "x" };
+const set = (n: number, was?: number): Write => ({
+  kind: "update",
+  key: counter,
+  update: { text: "SET n = :n", values: { ":n": n } },
+  ...(was !== undefined && { condition: { text: "n = :was", values: { ":was": was } } }),
+});
+/** Refused: `taken` exists. Never made, so never taken back (its undo would tag the counter). */
+const refused: Write = {
+  kind: "put",
+  key: taken,
+  fields: { n: 9 },
+  condition: { text: "attribute_not_exists(pk)" },
+  undo: {
+    kind: "update",
+    key: counter,
+    update: { text: "SET tag = :t", values: { ":t": "undone" } },
+  },
+};
+
+/** A fresh table on `on` holding the counter at 0 and the `taken` item, and its event store. */
+async function changeSetUp(on: typeof store) {
+  const tableName = await on.newTable();
+  const table = new Table(on.db, tableName);
+  await table.put(counter, { n: 0 }, soon());
+  await table.put(taken, { n: 0 }, soon());
+  const events = new KeyEventStore(on.db, tableName, () => start);
+  const counterNow = async () => {
+    const item = await table.get(counter, soon());
+    return { n: item && num(item, "n"), tag: item && text(item, "tag") };
+  };
+  return { events, counterNow };
+}
+
+describe.each(["dynalite", "dynamodb-local"] as const)(
+  "a key change and its event are made together or not at all (on %s)",
+  (engine) => {
+    // DynamoDB Local makes them in one transaction (one write per item); dynalite has none, so
+    // the event goes first, marked intended, then each change, and a refused change takes back
+    // those made before it.
+    const engineStore = useEmbeddedDynamo({ engine });
+    if (engine === "dynamodb-local") skipWithout(javaMissing);
+
+    it("makes every change and stores the event, not marked intended", async () => {
+      const { events, counterNow } = await changeSetUp(engineStore);
+      const other: Write = { kind: "put", key: { pk: "TEST#other", sk: "y" }, fields: { n: 1 } };
+      const stored = await events.recordWith(changeEvent, [set(1, 0), other], soon());
+      expect(await events.list(undefined, soon())).toEqual([{ detail: undefined, ...stored }]);
+      expect(await counterNow()).toEqual({ n: 1, tag: undefined });
+    });
+
+    it("a refused change: the changes before it taken back, no event, the refusal thrown", async () => {
+      const { events, counterNow } = await changeSetUp(engineStore);
+      const changes: Write[] = [
+        { ...set(1, 0), undo: set(0) },
+        // Nothing to take back: a change without an undo is passed over.
+        { kind: "put", key: { pk: "TEST#other", sk: "y" }, fields: { n: 1 } },
+        refused,
+      ];
+      const error = await events.recordWith(changeEvent, changes, soon()).catch((e: unknown) => e);
+      expect(isConditionFailure(error)).toBe(true);
+      expect(await counterNow()).toEqual({ n: 0, tag: undefined });
+      expect(await events.list(undefined, soon())).toEqual([]);
+    });
+
+    it("a change failing otherwise: nothing made where there are transactions; else the event stays, marked intended", async () => {
+      const { events, counterNow } = await changeSetUp(engineStore);
+      // No value for :n: the store refuses the expression itself, not a condition.
+      const invalid: Write = { kind: "update", key: counter, update: { text: "SET n = :n" } };
+      await expect(events.recordWith(changeEvent, [invalid], soon())).rejects.toThrow();
+      expect(await counterNow()).toEqual({ n: 0, tag: undefined });
+      const expected = { detail: undefined, ...changeEvent, at: new Date(start).toISOString() };
+      expect(await events.list(undefined, soon())).toEqual(
+        engine === "dynalite" ? [{ ...expected, intended: true }] : [],
+      );
+    });
+  },
+);
+
+describe("without transactions (dynalite), the changes made are taken back latest first", () => {
+  const dynalite = useEmbeddedDynamo({ engine: "dynalite" });
+
+  it("two changes of one item: the counter is back where it was", async () => {
+    const { events, counterNow } = await changeSetUp(dynalite);
+    const changes = [{ ...set(1, 0), undo: set(0) }, { ...set(2, 1), undo: set(1) }, refused];
+    await expect(events.recordWith(changeEvent, changes, soon())).rejects.toThrow();
+    expect(await counterNow()).toEqual({ n: 0, tag: undefined });
   });
 });
