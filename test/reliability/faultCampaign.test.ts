@@ -32,11 +32,7 @@ import {
   startChaos,
 } from "../support/faultChaos.ts";
 import type { ListSnapshot } from "../support/faultConsistency.ts";
-import {
-  consistency,
-  expectConsistent,
-  expectListsHeldTheirPast,
-} from "../support/faultConsistency.ts";
+import { expectConsistent, expectListsHeldTheirPast } from "../support/faultConsistency.ts";
 import {
   lambdaTimeoutMs,
   loggedStatuses,
@@ -140,11 +136,7 @@ describe("under random faults and an outage longer than the budget, the list is 
       };
 
       await Promise.all([
-        inParallel(
-          Array.from({ length: creates }, (_, i) => i),
-          concurrency,
-          createOne,
-        ),
+        inParallel([...Array(creates).keys()], concurrency, createOne),
         listLoop(),
       ]);
       chaos.stop();
@@ -156,7 +148,6 @@ describe("under random faults and an outage longer than the budget, the list is 
       const linesBefore = stack.server.logLines.length;
       const finalList = await listCategories(stack.baseUrl, stack.apiKey);
       count("final list", 200);
-      const check = consistency(created, finalList);
       const figures = {
         seed,
         creates,
@@ -171,9 +162,6 @@ describe("under random faults and an outage longer than the budget, the list is 
         // Counted over the outage window: its own faults, plus random ones pending when it began.
         outageFaults,
         elapsedMs,
-        lost: check.lost.length,
-        phantom: check.phantom.length,
-        duplicateIds: check.duplicateIds.length,
       };
       console.info(`[reliability] fault campaign: ${JSON.stringify(figures)}`);
 
