@@ -20,6 +20,7 @@
  * The seed is printed; RELIABILITY_SEED=<n> replays the same fault choices (timing still varies).
  */
 import { randomUUID } from "node:crypto";
+import { randomSource } from "../../scripts/lib/random.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Answer, Category } from "../support/client.ts";
 import { createCategory, inParallel, listCategories, send } from "../support/client.ts";
@@ -28,7 +29,6 @@ import {
   applyingFaults,
   outlastingOutage,
   rejectingFaults,
-  seededRandom,
   startChaos,
 } from "../support/faultChaos.ts";
 import type { ListSnapshot } from "../support/faultConsistency.ts";
@@ -67,7 +67,7 @@ describe("under random faults and an outage longer than the budget, the list is 
     `${creates} creates at concurrency ${concurrency} with lists alongside (seed printed)`,
     { timeout: 180_000 },
     async () => {
-      const random = seededRandom(seed);
+      const random = randomSource(seed);
       const seen201 = new Map<string, Category>();
       const statuses = new Map<string, number>();
       /** Statuses the client received, to compare with the request log's. */

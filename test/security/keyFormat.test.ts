@@ -14,7 +14,7 @@ import { generateKey } from "../../lib/keyFormat.ts";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
 import { localFunctionEnv } from "../../local/functionEnv.ts";
-import { withKey } from "../support/hostile/handlerEvents.ts";
+import { withKey } from "../support/hostile/handlerRig.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
 import { divertEmfLines } from "../support/emf.ts";
 import type { RecordingProxy } from "../support/recordingDynamoProxy.ts";

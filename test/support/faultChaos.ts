@@ -2,7 +2,6 @@
  * The kinds of faults, by whether the store applied the request, and a chaos injector that keeps
  * adding random one-shot faults to the fault rig's proxy while a workload runs.
  */
-import { randomSource } from "../../scripts/lib/random.ts";
 import type { Fault } from "./faultProxy.ts";
 import type { FaultStack } from "./faultStack.ts";
 import { sleep } from "./faultStack.ts";
@@ -95,9 +94,6 @@ export function startChaos(stack: FaultStack, options: ChaosOptions): Chaos {
     },
   };
 }
-
-/** A small deterministic PRNG (mulberry32): the benchmark's, so both repeat from a seed alike. */
-export const seededRandom = randomSource;
 
 /**
  * An outage longer than the request budget: chaos paused, every request of `operations` refused

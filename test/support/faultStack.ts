@@ -87,7 +87,7 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
     baseUrl: server.baseUrl,
     apiKey: server.apiKey,
     db,
-    injectedTotal: () => sum(proxy.injected.values()),
+    injectedTotal: () => [...proxy.injected.values()].reduce((a, b) => a + b, 0),
     stop: async () => {
       await server.stop();
       db.close();
@@ -95,12 +95,6 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
       await dynamo.close();
     },
   };
-}
-
-export function sum(values: Iterable<number>): number {
-  let total = 0;
-  for (const value of values) total += value;
-  return total;
 }
 
 /** The request log (the server's stdout) parsed; a line that is not a JSON object fails the test. */

@@ -15,10 +15,8 @@ import {
   keyLikeRuns,
   sha256,
 } from "../../support/hostile/invariants.ts";
-import type { WireCase } from "../../support/hostile/wireCases.ts";
-import { expectedStatus, wireCaseArb } from "../../support/hostile/wireCases.ts";
-import type { Header } from "../../support/hostile/wireHeaders.ts";
-import { latin1 } from "../../support/hostile/wireHeaders.ts";
+import type { Header, WireCase } from "../../support/hostile/wire.ts";
+import { expectedStatus, latin1, wireCaseArb } from "../../support/hostile/wire.ts";
 import type { RunningServer } from "../../support/localServer.ts";
 import { startServer } from "../../support/localServer.ts";
 import type { RawAnswer } from "../../support/rawHttp.ts";

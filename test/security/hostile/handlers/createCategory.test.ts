@@ -11,14 +11,9 @@ import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../../../lib/repositories/apiKeys.ts";
 import type { Category } from "../../../../lib/category.ts";
 import { bodyText } from "../../../functions/harness.ts";
-import { validDescriptionArb, validNameArb } from "../../../support/hostile/bodyCase.ts";
-import {
-  checkCreate,
-  createBodyCaseArb,
-  createCaseArb,
-} from "../../../support/hostile/createCases.ts";
-import { scaledRuns } from "../../../support/hostile/handlerEvents.ts";
-import { useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
+import { validDescriptionArb, validNameArb } from "../../../support/hostile/bodies.ts";
+import { checkCreate, createBodyCaseArb, createCaseArb } from "../../../support/hostile/cases.ts";
+import { scaledRuns, useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
 import { setHeader } from "../../../support/hostile/headers.ts";
 import { expectNoSecretIn } from "../../../support/hostile/invariants.ts";
 

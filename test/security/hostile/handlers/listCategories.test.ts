@@ -13,9 +13,9 @@ import {
   commonArbs,
   presentedBy,
   scaledRuns,
+  useHostileHandlers,
   withBody,
-} from "../../../support/hostile/handlerEvents.ts";
-import { useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
+} from "../../../support/hostile/handlerRig.ts";
 
 const runs = scaledRuns({ list: 600 });
 const rig = useHostileHandlers();

@@ -7,13 +7,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../../../lib/repositories/apiKeys.ts";
 import { loadEvent } from "../../../functions/harness.ts";
+import { checkCreate, createBodyCaseArb, createCaseArb } from "../../../support/hostile/cases.ts";
 import {
-  checkCreate,
-  createBodyCaseArb,
-  createCaseArb,
-} from "../../../support/hostile/createCases.ts";
-import { presentedBy, scaledRuns } from "../../../support/hostile/handlerEvents.ts";
-import { useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
+  presentedBy,
+  scaledRuns,
+  useHostileHandlers,
+} from "../../../support/hostile/handlerRig.ts";
 import { expectNoSecretIn } from "../../../support/hostile/invariants.ts";
 
 const runs = scaledRuns({
