@@ -18,8 +18,7 @@ import { describe, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { consistency, expectConsistent } from "../support/faultConsistency.ts";
-import { sleep, startFaultStack } from "../support/faultStack.ts";
+import { consistency, expectConsistent, sleep, startFaultStack } from "../support/faultStack.ts";
 import { storeEngine } from "../support/dynamo.ts";
 
 async function withStack(run: (stack: FaultStack) => Promise<void>): Promise<void> {

@@ -24,19 +24,17 @@ import { randomSource } from "../../scripts/lib/random.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Answer, Category } from "../support/client.ts";
 import { createCategory, inParallel, listCategories, send } from "../support/client.ts";
-import type { FaultStack } from "../support/faultStack.ts";
+import type { FaultStack, ListSnapshot } from "../support/faultStack.ts";
 import {
   applyingFaults,
-  outlastingOutage,
-  rejectingFaults,
-  startChaos,
-} from "../support/faultChaos.ts";
-import type { ListSnapshot } from "../support/faultConsistency.ts";
-import { expectConsistent, expectListsHeldTheirPast } from "../support/faultConsistency.ts";
-import {
+  expectConsistent,
+  expectListsHeldTheirPast,
   lambdaTimeoutMs,
   loggedStatuses,
+  outlastingOutage,
+  rejectingFaults,
   sleep,
+  startChaos,
   startFaultStack,
   waitForLogLines,
 } from "../support/faultStack.ts";

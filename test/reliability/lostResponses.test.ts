@@ -16,8 +16,7 @@ import { Table } from "../../lib/table/table.ts";
 import { soon } from "../support/dynamo.ts";
 import { createCategory, inParallel, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
-import { startFaultStack } from "../support/faultStack.ts";
+import { expectConsistent, reportFigures, startFaultStack } from "../support/faultStack.ts";
 
 let stack: FaultStack;
 const created: Category[] = [];

@@ -11,8 +11,8 @@ import { describe, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import type { Fault } from "../support/faultProxy.ts";
-import { expectConsistent } from "../support/faultConsistency.ts";
 import {
+  expectConsistent,
   lambdaTimeoutMs,
   logEntries,
   startFaultStack,

@@ -16,9 +16,15 @@ import { createCategory, listCategories, send } from "../support/client.ts";
 import { soon } from "../support/dynamo.ts";
 import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { rejectingFaults } from "../support/faultChaos.ts";
-import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
-import { logEntries, sleep, startFaultStack, waitForLogLines } from "../support/faultStack.ts";
+import {
+  expectConsistent,
+  logEntries,
+  rejectingFaults,
+  reportFigures,
+  sleep,
+  startFaultStack,
+  waitForLogLines,
+} from "../support/faultStack.ts";
 
 let stack: FaultStack;
 const created: Category[] = [];
