@@ -6,6 +6,7 @@
  * `bodyArb`, weighted across all of them.
  */
 import fc from "fast-check";
+import { weighted } from "./headers.ts";
 
 /**
  * valid: a NewCategory the service must store; bad_request: certainly a 400 (invalid_json or
@@ -249,13 +250,13 @@ export const sizedBody = fc
     return { body, isBase64Encoded: false, verdict, label: `sized ${target} (${char})` } as const;
   });
 
-export const bodyArb: fc.Arbitrary<BodyCase> = fc.oneof(
-  { weight: 8, arbitrary: validCategoryText.map(text("valid", "valid")) },
-  { weight: 2, arbitrary: deepDocument },
-  { weight: 1, arbitrary: sizedBody },
-  { weight: 3, arbitrary: surrogateBodies },
-  { weight: 3, arbitrary: prototypeBodies },
-  { weight: 2, arbitrary: duplicatedKeys },
-  { weight: 5, arbitrary: plainBadBodies },
-  { weight: 4, arbitrary: base64Bodies },
+export const bodyArb: fc.Arbitrary<BodyCase> = weighted<BodyCase>(
+  [8, validCategoryText.map(text("valid", "valid"))],
+  [2, deepDocument],
+  [1, sizedBody],
+  [3, surrogateBodies],
+  [3, prototypeBodies],
+  [2, duplicatedKeys],
+  [5, plainBadBodies],
+  [4, base64Bodies],
 );

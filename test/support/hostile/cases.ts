@@ -24,6 +24,7 @@ import {
   randomKeyLike,
   setHeader,
   stringOf,
+  weighted,
 } from "./headers.ts";
 
 export interface CreateCase extends Common {
@@ -49,9 +50,9 @@ export function createBodyCaseArb(key: string): fc.Arbitrary<CreateCase> {
   return fc.record({
     ...commonArbs(key),
     auth: authorizationArb(key).filter((auth) => auth.verdict === "accept"),
-    media: fc.oneof(
-      { weight: 9, arbitrary: contentTypeArb.filter((media) => media.verdict === "json") },
-      { weight: 1, arbitrary: contentTypeArb },
+    media: weighted(
+      [9, contentTypeArb.filter((media) => media.verdict === "json")],
+      [1, contentTypeArb],
     ),
     mediaName: contentTypeName,
     body: bodyArb,

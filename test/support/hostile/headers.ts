@@ -7,6 +7,13 @@
  */
 import fc from "fast-check";
 
+/** `fc.oneof` over [weight, arbitrary] pairs: one line per theme of cases. */
+export function weighted<T>(
+  ...alternatives: (readonly [number, fc.Arbitrary<T>])[]
+): fc.Arbitrary<T> {
+  return fc.oneof(...alternatives.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+}
+
 export const b64tokenChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/";
 export const base64urlChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -63,39 +70,25 @@ export function authorizationArb(key: string): fc.Arbitrary<AuthCase> {
     ({ value, verdict: "accept", label }) as const;
   const refuse = (label: string) => (value: string | undefined) =>
     ({ value, verdict: "refuse", label }) as const;
-  return fc.oneof(
-    { weight: 12, arbitrary: fc.constant(accept("exact")(`Bearer ${key}`)) },
-    {
-      weight: 4,
-      arbitrary: fc
+  return weighted<AuthCase>(
+    [12, fc.constant(accept("exact")(`Bearer ${key}`))],
+    [
+      4,
+      fc
         .tuple(schemeName, fc.integer({ min: 1, max: 4 }), space, space)
         .map(([scheme, spaces, before, after]) =>
           accept("spacing and scheme case")(
             `${before}${scheme}${" ".repeat(spaces)}${key}${after}`,
           ),
         ),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
-        .constantFrom(undefined, "", "   ", "Bearer", "bearer ", "\t")
-        .map(refuse("missing")),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.constant(refuse("tab after the scheme")(`Bearer\t${key}`)),
-    },
-    {
-      weight: 3,
-      arbitrary: visibleJunk.map((junk) => refuse("trailing junk")(`Bearer ${key}${junk}`)),
-    },
-    {
-      weight: 2,
-      arbitrary: visibleJunk.map((junk) => refuse("leading junk")(`Bearer ${junk}${key}`)),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [2, fc.constantFrom(undefined, "", "   ", "Bearer", "bearer ", "\t").map(refuse("missing"))],
+    [1, fc.constant(refuse("tab after the scheme")(`Bearer\t${key}`))],
+    [3, visibleJunk.map((junk) => refuse("trailing junk")(`Bearer ${key}${junk}`))],
+    [2, visibleJunk.map((junk) => refuse("leading junk")(`Bearer ${junk}${key}`))],
+    [
+      2,
+      fc
         .tuple(fc.nat(), fc.string({ unit: "binary", minLength: 1, maxLength: 3 }))
         .filter(([, inserted]) => /\S/u.test(inserted))
         .map(([at, inserted]) => {
@@ -104,29 +97,29 @@ export function authorizationArb(key: string): fc.Arbitrary<AuthCase> {
             `Bearer ${key.slice(0, index)}${inserted}${key.slice(index)}`,
           );
         }),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [
+      2,
+      fc
         .constantFrom(key.toLowerCase(), key.toUpperCase())
         .filter((changed) => changed !== key)
         .map((changed) => refuse("key case changed")(`Bearer ${changed}`)),
-    },
-    {
-      weight: 3,
-      arbitrary: fc
+    ],
+    [
+      3,
+      fc
         .tuple(fc.nat(), fc.constantFrom(...base64urlChars.split("")))
         .map(([at, char]) => refuse("near miss")(`Bearer ${nearMiss(key, at, char)}`)),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
+    ],
+    [
+      1,
+      fc
         .integer({ min: 1, max: key.length - 1 })
         .map((length) => refuse("truncated")(`Bearer ${key.slice(0, length)}`)),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [
+      2,
+      fc
         .constantFrom(
           `Bearer ${key} ${key}`,
           `Bearer ${key},Bearer ${key}`,
@@ -137,10 +130,10 @@ export function authorizationArb(key: string): fc.Arbitrary<AuthCase> {
           `Bearer ${key};`,
         )
         .map(refuse("two keys or decorated")),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [
+      2,
+      fc
         .constantFrom(
           `Basic ${Buffer.from(`${key}:`).toString("base64")}`,
           `Token ${key}`,
@@ -151,27 +144,21 @@ export function authorizationArb(key: string): fc.Arbitrary<AuthCase> {
           `ApiKey ${key}`,
         )
         .map(refuse("other scheme")),
-    },
-    {
-      weight: 2,
-      arbitrary: randomKeyLike.map((guess) => refuse("unknown key")(`Bearer ${guess}`)),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [2, randomKeyLike.map((guess) => refuse("unknown key")(`Bearer ${guess}`))],
+    [
+      2,
+      fc
         .tuple(schemeName, stringOf(b64tokenChars, 1, 120))
         .map(([scheme, token]) => refuse("random b64token")(`${scheme} ${token}`)),
-    },
-    {
-      weight: 3,
-      arbitrary: fc.string({ unit: "binary", maxLength: 200 }).map(refuse("random text")),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
+    ],
+    [3, fc.string({ unit: "binary", maxLength: 200 }).map(refuse("random text"))],
+    [
+      1,
+      fc
         .integer({ min: 1_000, max: 20_000 })
         .map((length) => refuse("very long token")(`Bearer ${"A".repeat(length)}`)),
-    },
+    ],
   );
 }
 
@@ -199,10 +186,10 @@ export const contentTypeName = fc.constantFrom(
   "CONTENT-TYPE",
 );
 
-export const contentTypeArb: fc.Arbitrary<MediaCase> = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc
+export const contentTypeArb: fc.Arbitrary<MediaCase> = weighted<MediaCase>(
+  [
+    6,
+    fc
       .constantFrom(
         undefined,
         "application/json",
@@ -217,10 +204,10 @@ export const contentTypeArb: fc.Arbitrary<MediaCase> = fc.oneof(
         "application/json;;;",
       )
       .map((value) => ({ value, verdict: "json" as const })),
-  },
-  {
-    weight: 2,
-    arbitrary: fc
+  ],
+  [
+    2,
+    fc
       .constantFrom(
         "",
         "text/plain",
@@ -237,13 +224,13 @@ export const contentTypeArb: fc.Arbitrary<MediaCase> = fc.oneof(
         "*/*",
       )
       .map((value) => ({ value, verdict: "not_json" as const })),
-  },
-  {
-    weight: 1,
-    arbitrary: fc
+  ],
+  [
+    1,
+    fc
       .string({ unit: "binary", maxLength: 60 })
       .map((value) => ({ value, verdict: "unknown" as const })),
-  },
+  ],
 );
 
 /** Extra headers with odd names and values; never one the service reads. */
@@ -281,26 +268,26 @@ export interface IdempotencyCase {
 let freshKeys = 0;
 
 /** Mostly absent; sometimes unique, sometimes one key shared by many cases, sometimes invalid. */
-export const idempotencyArb: fc.Arbitrary<IdempotencyCase> = fc.oneof(
-  { weight: 12, arbitrary: fc.constant({ value: undefined, verdict: "none" as const }) },
-  {
-    weight: 1,
-    // fast-check draws the same uuid more than once: a counter makes every "fresh" key new.
-    arbitrary: fc.uuid().map((value) => ({
+export const idempotencyArb: fc.Arbitrary<IdempotencyCase> = weighted<IdempotencyCase>(
+  [12, fc.constant({ value: undefined, verdict: "none" as const })],
+  // fast-check draws the same uuid more than once: a counter makes every "fresh" key new.
+  [
+    1,
+    fc.uuid().map((value) => ({
       value: `fresh-${value}-${String((freshKeys += 1))}`,
       verdict: "fresh" as const,
     })),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.constantFrom("shared-1", "shared-2").map((value) => ({
+  ],
+  [
+    1,
+    fc.constantFrom("shared-1", "shared-2").map((value) => ({
       value,
       verdict: "shared" as const,
     })),
-  },
-  {
-    weight: 1,
-    arbitrary: fc
+  ],
+  [
+    1,
+    fc
       .oneof(
         fc.constantFrom("", "é", "a\tb", "x".repeat(256), "\u0000", "\ud800"),
         fc
@@ -308,7 +295,7 @@ export const idempotencyArb: fc.Arbitrary<IdempotencyCase> = fc.oneof(
           .filter((v) => !/^[\x20-\x7e]+$/.test(v)),
       )
       .map((value) => ({ value, verdict: "invalid" as const })),
-  },
+  ],
 );
 
 /**

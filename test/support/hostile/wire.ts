@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { maxBodyBytes, validDescriptionArb, validNameArb, withBytesAt } from "./bodies.ts";
 import type { KeyVerdict, MediaVerdict } from "./headers.ts";
-import { nearMiss, randomKeyLike } from "./headers.ts";
+import { nearMiss, randomKeyLike, weighted } from "./headers.ts";
 
 export type Header = readonly [string, Buffer];
 export const latin1 = (text: string): Buffer => Buffer.from(text, "latin1");
@@ -37,31 +37,28 @@ export function authLinesArb(validKey: string): fc.Arbitrary<AuthLines> {
   const lines =
     (verdict: KeyVerdict | undefined, label: string) =>
     (...values: Buffer[]): AuthLines => ({ values, verdict, label });
-  return fc.oneof(
-    { weight: 6, arbitrary: fc.constant(lines("accept", "one line")(bearer)) },
-    {
-      weight: 2,
-      arbitrary: fc
+  return weighted<AuthLines>(
+    [6, fc.constant(lines("accept", "one line")(bearer))],
+    [
+      2,
+      fc
         .constantFrom(`  Bearer   ${validKey}  `, `\tbearer ${validKey}\t`, `BEARER ${validKey}`)
         .map((value) => lines("accept", "spacing and case")(latin1(value))),
-    },
-    { weight: 1, arbitrary: fc.constant(lines("refuse", "no header")()) },
-    {
-      weight: 3,
-      arbitrary: fc.constant(lines("refuse", "the key twice, two lines")(bearer, bearer)),
-    },
-    {
-      weight: 2,
-      arbitrary: headerBytes.chain((junk) =>
+    ],
+    [1, fc.constant(lines("refuse", "no header")())],
+    [3, fc.constant(lines("refuse", "the key twice, two lines")(bearer, bearer))],
+    [
+      2,
+      headerBytes.chain((junk) =>
         fc.constantFrom(
           lines("refuse", "key then junk line")(bearer, junk),
           lines("refuse", "junk then key line")(junk, bearer),
         ),
       ),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [
+      2,
+      fc
         .constantFrom([0xff], [0xe9], [0xc3, 0xa9], [0xe2, 0x80, 0x8b], [0x80])
         .map((bytes) =>
           lines(
@@ -69,10 +66,10 @@ export function authLinesArb(validKey: string): fc.Arbitrary<AuthLines> {
             "non-ASCII byte after the key",
           )(Buffer.concat([bearer, Buffer.from(bytes)])),
         ),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
+    ],
+    [
+      1,
+      fc
         .constantFrom([0xa0], [0xc2, 0xa0])
         .map((bytes) =>
           lines(
@@ -80,10 +77,10 @@ export function authLinesArb(validKey: string): fc.Arbitrary<AuthLines> {
             "no-break space after the key",
           )(Buffer.concat([bearer, Buffer.from(bytes)])),
         ),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [
+      2,
+      fc
         .tuple(fc.nat(), fc.constantFrom([0xc3, 0xa9], [0xff], [0x09], [0x20]))
         .map(([at, bytes]) => {
           const index = 10 + (at % (validKey.length - 10));
@@ -98,22 +95,17 @@ export function authLinesArb(validKey: string): fc.Arbitrary<AuthLines> {
             ]),
           );
         }),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
+    ],
+    [
+      2,
+      fc
         .tuple(fc.nat(), fc.constantFrom(..."AZaz09-_".split("")))
         .map(([at, char]) =>
           lines("refuse", "near miss")(latin1(`Bearer ${nearMiss(validKey, at, char)}`)),
         ),
-    },
-    {
-      weight: 1,
-      arbitrary: randomKeyLike.map((guess) =>
-        lines("refuse", "unknown key")(latin1(`Bearer ${guess}`)),
-      ),
-    },
-    { weight: 2, arbitrary: headerBytes.map((junk) => lines("refuse", "random bytes")(junk)) },
+    ],
+    [1, randomKeyLike.map((guess) => lines("refuse", "unknown key")(latin1(`Bearer ${guess}`)))],
+    [2, headerBytes.map((junk) => lines("refuse", "random bytes")(junk))],
   );
 }
 
@@ -122,16 +114,16 @@ export interface MediaLines {
   readonly verdict: MediaVerdict;
 }
 
-export const mediaLinesArb: fc.Arbitrary<MediaLines> = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc
+export const mediaLinesArb: fc.Arbitrary<MediaLines> = weighted<MediaLines>(
+  [
+    6,
+    fc
       .constantFrom([], ["application/json"], ["application/json; charset=utf-8"])
       .map((values) => ({ values: values.map(latin1), verdict: "json" as const })),
-  },
-  {
-    weight: 2,
-    arbitrary: fc
+  ],
+  [
+    2,
+    fc
       .constantFrom(
         ["application/json", "application/json"],
         ["application/json", "text/plain"],
@@ -141,11 +133,8 @@ export const mediaLinesArb: fc.Arbitrary<MediaLines> = fc.oneof(
         ["application/x-www-form-urlencoded"],
       )
       .map((values) => ({ values: values.map(latin1), verdict: "not_json" as const })),
-  },
-  {
-    weight: 1,
-    arbitrary: headerBytes.map((bytes) => ({ values: [bytes], verdict: "unknown" as const })),
-  },
+  ],
+  [1, headerBytes.map((bytes) => ({ values: [bytes], verdict: "unknown" as const }))],
 );
 
 export const extraLinesArb = fc.array(
@@ -187,24 +176,24 @@ const invalidUtf8 = fc.constantFrom(
 );
 const body = (kind: BodyKind, label: string) => (bytes: Buffer) => ({ bytes, kind, label });
 
-export const wireBodyArb: fc.Arbitrary<WireBody> = fc.oneof(
-  { weight: 5, arbitrary: validJson.map((json) => body("valid", "JSON")(Buffer.from(json))) },
-  {
-    weight: 3,
-    arbitrary: fc.tuple(validJson, invalidUtf8, fc.nat()).map(([json, bad, at]) => {
+export const wireBodyArb: fc.Arbitrary<WireBody> = weighted<WireBody>(
+  [5, validJson.map((json) => body("valid", "JSON")(Buffer.from(json)))],
+  [
+    3,
+    fc.tuple(validJson, invalidUtf8, fc.nat()).map(([json, bad, at]) => {
       const bytes = withBytesAt(json, at % (json.length + 1), bad);
       return body("bad_request", "invalid UTF-8 inside JSON")(bytes);
     }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc
+  ],
+  [
+    2,
+    fc
       .uint8Array({ maxLength: 2_048 })
       .map((bytes) => body("bad_request", "random bytes")(Buffer.from(bytes))),
-  },
-  {
-    weight: 2,
-    arbitrary: validJson.chain((json) =>
+  ],
+  [
+    2,
+    validJson.chain((json) =>
       fc.constantFrom(
         body(
           "bad_request",
@@ -215,10 +204,10 @@ export const wireBodyArb: fc.Arbitrary<WireBody> = fc.oneof(
         body("bad_request", "empty")(Buffer.alloc(0)),
       ),
     ),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.tuple(fc.integer({ min: -4, max: 4 }), invalidUtf8).map(([delta, bad]) => {
+  ],
+  [
+    1,
+    fc.tuple(fc.integer({ min: -4, max: 4 }), invalidUtf8).map(([delta, bad]) => {
       const size = maxBodyBytes + delta;
       const bytes = Buffer.alloc(size, "x");
       Buffer.from(bad).copy(bytes, Math.floor(size / 2));
@@ -227,10 +216,10 @@ export const wireBodyArb: fc.Arbitrary<WireBody> = fc.oneof(
         "invalid UTF-8 near 64 KiB",
       )(bytes);
     }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.integer({ min: -4, max: 4 }).map((delta) => {
+  ],
+  [
+    1,
+    fc.integer({ min: -4, max: 4 }).map((delta) => {
       const prefix = '{"name":"x","description":"';
       const size = maxBodyBytes + delta;
       const json = `${prefix}${"é".repeat(Math.floor((size - prefix.length - 2) / 2))}`;
@@ -241,7 +230,7 @@ export const wireBodyArb: fc.Arbitrary<WireBody> = fc.oneof(
         "JSON near 64 KiB",
       )(Buffer.from(text));
     }),
-  },
+  ],
 );
 
 export interface WireCase {

@@ -19,9 +19,9 @@ import { expectNoSecretIn } from "../../../support/hostile/invariants.ts";
 
 const runs = scaledRuns({
   /** Everything random: mostly decided by the key and the media type. */
-  create: 1_200,
+  create: 1_400,
   /** An accepted key and (mostly) a JSON media type: decided by the body. */
-  createBodies: 1_800,
+  createBodies: 2_100,
   validCreate: 300,
   keyInBody: 200,
 });
