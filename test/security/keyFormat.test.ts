@@ -8,8 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { scopeOf } from "../support/handlers.ts";
-import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
+import { buildHandler } from "../support/handlers.ts";
 import { generateKey } from "../../lib/keyFormat.ts";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
@@ -19,7 +18,6 @@ import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
 import { divertEmfLines } from "../support/emf.ts";
 import type { RecordingProxy } from "../support/recordingDynamoProxy.ts";
 import { startRecordingProxy } from "../support/recordingDynamoProxy.ts";
-import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
 
 const store = useEmbeddedDynamo();
 divertEmfLines();
@@ -51,12 +49,13 @@ async function listWith(
   env: Record<string, string> = {},
 ): Promise<{ statuses: Set<number>; calls: string[]; keyReads: number }> {
   const label = `request-${Math.random()}`;
-  const deps = listCategoriesDeps({
-    operation: "listCategories",
-    env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage, ...env },
-    sink: () => undefined,
-  });
-  const handler = listCategoriesHandler(deps, scopeOf("listCategories"));
+  const handler = await buildHandler("listCategories", (build) =>
+    build({
+      operation: "listCategories",
+      env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage, ...env },
+      sink: () => undefined,
+    }),
+  );
   const statuses = new Set<number>();
   proxy.label = label;
   for (const key of keys) {
