@@ -6,7 +6,7 @@
  * with the status the contract's order of checks demands for it, where it is certain.
  */
 import fc from "fast-check";
-import { maxBodyBytes, validDescriptionArb, validNameArb, withBytesAt } from "./bodies.ts";
+import { maxBodyBytes, validCategoryText, withBytesAt } from "./bodies.ts";
 import type { KeyVerdict, MediaVerdict } from "./headers.ts";
 import { nearMiss, randomKeyLike, weighted } from "./headers.ts";
 
@@ -160,11 +160,6 @@ export interface WireBody {
   readonly label: string;
 }
 
-const validJson = fc
-  .tuple(validNameArb, fc.option(validDescriptionArb, { nil: undefined }))
-  .map(([name, description]) =>
-    JSON.stringify({ name, ...(description !== undefined && { description }) }),
-  );
 const invalidUtf8 = fc.constantFrom(
   [0xff],
   [0xfe, 0xff],
@@ -177,10 +172,10 @@ const invalidUtf8 = fc.constantFrom(
 const body = (kind: BodyKind, label: string) => (bytes: Buffer) => ({ bytes, kind, label });
 
 export const wireBodyArb: fc.Arbitrary<WireBody> = weighted<WireBody>(
-  [5, validJson.map((json) => body("valid", "JSON")(Buffer.from(json)))],
+  [5, validCategoryText.map((json) => body("valid", "JSON")(Buffer.from(json)))],
   [
     3,
-    fc.tuple(validJson, invalidUtf8, fc.nat()).map(([json, bad, at]) => {
+    fc.tuple(validCategoryText, invalidUtf8, fc.nat()).map(([json, bad, at]) => {
       const bytes = withBytesAt(json, at % (json.length + 1), bad);
       return body("bad_request", "invalid UTF-8 inside JSON")(bytes);
     }),
@@ -193,7 +188,7 @@ export const wireBodyArb: fc.Arbitrary<WireBody> = weighted<WireBody>(
   ],
   [
     2,
-    validJson.chain((json) =>
+    validCategoryText.chain((json) =>
       fc.constantFrom(
         body(
           "bad_request",
