@@ -8,7 +8,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildHandler } from "../support/handlers.ts";
+import { scopeOf } from "../support/handlers.ts";
+import { listCategoriesDeps } from "../../functions/listCategories/deps.ts";
+import { listCategoriesHandler } from "../../functions/listCategories/handler.ts";
 import { generateKey } from "../../lib/keyFormat.ts";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
 import { lambdaContext } from "../../local/apiGateway.ts";
@@ -49,13 +51,12 @@ async function listWith(
   env: Record<string, string> = {},
 ): Promise<{ statuses: Set<number>; calls: string[]; keyReads: number }> {
   const label = `request-${Math.random()}`;
-  const handler = await buildHandler("listCategories", (build) =>
-    build({
-      operation: "listCategories",
-      env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage, ...env },
-      sink: () => undefined,
-    }),
-  );
+  const deps = listCategoriesDeps({
+    operation: "listCategories",
+    env: { ...localFunctionEnv(proxy.endpoint, tableName), STAGE: stage, ...env },
+    sink: () => undefined,
+  });
+  const handler = listCategoriesHandler(deps, scopeOf("listCategories"));
   const statuses = new Set<number>();
   proxy.label = label;
   for (const key of keys) {
