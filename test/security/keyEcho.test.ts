@@ -7,8 +7,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { scopeOf } from "../support/handlers.ts";
+import { createCategoryDeps } from "../../functions/createCategory/deps.ts";
+import { createCategoryHandler } from "../../functions/createCategory/handler.ts";
+import { routeFallbackHandler } from "../../functions/routeFallback/handler.ts";
+import { createServiceParts } from "../../lib/deps.ts";
 import type { HttpEvent } from "../../lib/http/message.ts";
 import { ApiKeyStore } from "../../lib/repositories/apiKeys.ts";
+import { routeTableOf } from "../../lib/routes.ts";
+import { routesOf } from "../../local/template.ts";
 import { loadEvent, useHarness } from "../functions/harness.ts";
 
 const harness = useHarness();
@@ -49,8 +56,12 @@ describe("no error message carries 8 or more characters of the presented key in 
   it("whatever part of the key the request repeats, and wherever", async () => {
     const { db, tableName } = harness.table();
     const { apiKey } = await new ApiKeyStore(db, tableName).issue("echo", Date.now() + 10_000);
-    const create = await harness.handler("createCategory");
-    const fallback = await harness.handler("routeFallback");
+    const create = createCategoryHandler(
+      harness.deps(createCategoryDeps),
+      scopeOf("createCategory"),
+    );
+    const routes = routeTableOf([...routesOf().keys()].filter((key) => key !== "$default"));
+    const fallback = routeFallbackHandler(harness.deps(createServiceParts), routes);
     const piece = fc
       .tuple(fc.nat({ max: apiKey.length - 8 }), fc.integer({ min: 8, max: apiKey.length }))
       .map(([start, length]) => apiKey.slice(start, start + length))
