@@ -216,32 +216,18 @@ describe("501 not_implemented: the named-but-unspecified routes, after authentic
 
 describe("order of checks: route, authentication, media type, size, JSON syntax, fields", () => {
   const huge = `{"name": ${"[".repeat(70_000)}`;
+  const plain = { "content-type": "text/plain" };
 
-  it("an unauthenticated request with a bad body gets 401, never 400", async () => {
-    expect(await createCategory(url, null, "{bad json")).toBeApiError(401, "unauthorized");
-    expect(await createCategory(url, "wrong", { id: 1 })).toBeApiError(401, "unauthorized");
-  });
-
-  it("an unauthenticated request with a bad media type and size gets 401", async () => {
-    expect(await createCategory(url, null, huge, { "content-type": "text/plain" })).toBeApiError(
-      401,
-      "unauthorized",
-    );
-  });
-
-  it("media type is checked before size", async () => {
-    expect(await createCategory(url, key, huge, { "content-type": "text/plain" })).toBeApiError(
-      415,
-      "unsupported_media_type",
-    );
-  });
-
-  it("size is checked before JSON syntax", async () => {
-    expect(await createCategory(url, key, huge)).toBeApiError(413, "payload_too_large");
-  });
-
-  it("JSON syntax is checked before fields", async () => {
-    expect(await createCategory(url, key, '{"id": 1,')).toBeApiError(400, "invalid_json");
+  it.each([
+    ["no key and a bad body: 401, never 400", null, "{bad json", {}, 401, "unauthorized"],
+    ["a wrong key and an id in the body: 401", "wrong", { id: 1 }, {}, 401, "unauthorized"],
+    ["no key, a bad media type and size: 401", null, huge, plain, 401, "unauthorized"],
+    ["media type before size", "key", huge, plain, 415, "unsupported_media_type"],
+    ["size before JSON syntax", "key", huge, {}, 413, "payload_too_large"],
+    ["JSON syntax before fields", "key", '{"id": 1,', {}, 400, "invalid_json"],
+  ] as const)("%s", async (_, sent, body, headers, status, code) => {
+    const answer = await createCategory(url, sent === "key" ? key : sent, body, headers);
+    expect(answer).toBeApiError(status, code);
   });
 });
 

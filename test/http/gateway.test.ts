@@ -58,46 +58,39 @@ describe("a path parameter whose escapes do not decode matches no route: 404, ne
  */
 const get = (path: string): Promise<Answer> => exactly(url, { path, key });
 
-const host = (): string => `Host: ${new URL(url).host}\r\n`;
+/** What follows the method on a request line of /v1/categories, through the Host line. */
+const head = `/v1/categories HTTP/1.1\r\nHost: ${new URL(url).host}\r\n`;
 
 describe("requests Node's HTTP parser refuses are answered in the Error shape", () => {
-  it("431 request_header_fields_too_large for oversized headers", async () => {
-    const big = "a".repeat(20_000);
-    const answer = await exchangeBytes(
-      url,
-      `GET /v1/categories HTTP/1.1\r\n${host()}X-Big: ${big}\r\n\r\n`,
-    );
-    expect(answer).toBeApiError(431, "request_header_fields_too_large");
-  });
-
   it.each([
     [
-      "both Content-Length and Transfer-Encoding",
-      "POST",
-      "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      "oversized headers",
+      431,
+      "request_header_fields_too_large",
+      `GET ${head}X-Big: ${"a".repeat(20_000)}\r\n\r\n`,
     ],
-    ["a control byte in a header", "GET", "X-Bad: a\u0001b\r\n\r\n"],
-    ["an unknown method", "BREW", "\r\n"],
-  ])("400 bad_request for %s", async (_, method, rest) => {
-    const answer = await exchangeBytes(
-      url,
-      `${method} /v1/categories HTTP/1.1\r\n${host()}${rest}`,
-    );
-    expect(answer).toBeApiError(400, "bad_request");
-  });
-
-  it("400 bad_request for an HTTP/1.1 request without Host", async () => {
-    const answer = await exchangeBytes(
-      url,
+    [
+      "both Content-Length and Transfer-Encoding",
+      400,
+      "bad_request",
+      `POST ${head}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
+    ["a control byte in a header", 400, "bad_request", `GET ${head}X-Bad: a\u0001b\r\n\r\n`],
+    ["an unknown method", 400, "bad_request", `BREW ${head}\r\n`],
+    [
+      "an HTTP/1.1 request without Host",
+      400,
+      "bad_request",
       "GET /v1/categories HTTP/1.1\r\nConnection: close\r\n\r\n",
-    );
-    expect(answer).toBeApiError(400, "bad_request");
+    ],
+  ])("%s: %i %s", async (_, status, code, request) => {
+    expect(await exchangeBytes(url, request)).toBeApiError(status, code);
   });
 
   it("400 bad_request for the bytes after a body longer than its Content-Length", async () => {
     const answer = await exchangeBytes(
       url,
-      `POST /v1/categories HTTP/1.1\r\n${host()}Content-Length: 2\r\n\r\n{}garbage\r\n\r\n`,
+      `POST ${head}Content-Length: 2\r\n\r\n{}garbage\r\n\r\n`,
     );
     // The extra bytes are refused (the declared request may be answered first: 401, no key).
     const refused = answer.raw.slice(answer.raw.indexOf("HTTP/1.1 400 "));
@@ -110,7 +103,7 @@ describe("a request that does not arrive in time is given up, as the gateway doe
   it(`408 request_timeout when the body stalls (REQUEST_TIMEOUT_MS=${requestTimeoutMs})`, async () => {
     const answer = await exchangeBytes(
       url,
-      `POST /v1/categories HTTP/1.1\r\n${host()}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+      `POST ${head}Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
       true,
     );
     expect(answer).toBeApiError(408, "request_timeout");

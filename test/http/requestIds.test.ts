@@ -6,10 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { createCategory, send } from "../support/client.ts";
 import type { Answer } from "../support/client.ts";
-import { useLocalServer } from "../support/localServer.ts";
+import { localServer } from "../support/localServer.ts";
 import { exchangeBytes } from "../support/rawHttp.ts";
 
-const server = useLocalServer({ env: { PETS_SUNSET_AT: "2020-01-01T00:00:00Z" } });
+const server = await localServer({ env: { PETS_SUNSET_AT: "2020-01-01T00:00:00Z" } });
 
 function expectJoined(
   answer: Answer | { status: number; headers: Readonly<Record<string, string>> },
@@ -54,17 +54,12 @@ describe("every status the service answers carries Request-Id, named in its log 
 });
 
 describe("the local gateway's own answers carry the id too", () => {
-  it("a request Node's parser refuses (400) carries Request-Id and apigw-requestid", async () => {
-    const answer = await exchangeBytes(
-      server.baseUrl,
-      "GET /v1/categories HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n",
-    );
-    expect(answer.status).toBe(400);
-    expectJoined(answer);
-  });
-
-  it("a request without Host (400) carries both", async () => {
-    const answer = await exchangeBytes(server.baseUrl, "GET /v1/categories HTTP/1.1\r\n\r\n");
+  it.each([
+    ["a request Node's parser refuses", "Host: x\r\nBad Header: y\r\n"],
+    ["a request without Host", ""],
+  ])("%s (400) carries Request-Id and apigw-requestid", async (_, headers) => {
+    const request = `GET /v1/categories HTTP/1.1\r\n${headers}\r\n`;
+    const answer = await exchangeBytes(server.baseUrl, request);
     expect(answer.status).toBe(400);
     expectJoined(answer);
   });

@@ -18,8 +18,7 @@ import { describe, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { consistency } from "../support/faultConsistency.ts";
-import { sleep, startFaultStack } from "../support/faultStack.ts";
+import { consistency, expectConsistent, sleep, startFaultStack } from "../support/faultStack.ts";
 import { storeEngine } from "../support/dynamo.ts";
 
 async function withStack(run: (stack: FaultStack) => Promise<void>): Promise<void> {
@@ -104,12 +103,7 @@ describe("a client that retries a 503 with its Idempotency-Key gets the 201 for 
       const category = retry.json<Category>();
       expect(category).toEqual({ id: 1, name: "ambiguous" });
       const listed = await listCategories(stack.baseUrl, stack.apiKey);
-      expect(consistency([category], listed)).toEqual({
-        lost: [],
-        phantom: [],
-        duplicateIds: [],
-        altered: [],
-      });
+      expectConsistent([category], listed);
     });
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The list cache (lib/categoryList/) against the real embedded store. Each "container" is its own
  * CategoryList, as a Lambda container has; writes go through the categories repository, or straight
- * to the table to land a put without its commit, or out of id order.
+ * to the table to land a put without its commit, or out of id order. The reads that bring a
+ * cache up to date (new ids, holes, a put landed without its commit, a withdrawal at an unchanged
+ * version) are test/lib/categoryList/reader.test.ts's.
  */
 import { describe, expect, it } from "vitest";
 import { settleMs } from "../../lib/categoryList/cache.ts";
@@ -25,23 +27,6 @@ describe("in steady state a list costs one counter read, whatever the store hold
   });
 });
 
-describe("after creates a list reads only the new ids and the holes", () => {
-  it("lists a lower id whose put lands after a higher id was listed (ids out of order)", async () => {
-    const { table, writer, create } = await setup();
-    await create("one");
-    const two = await writer.nextId(soon());
-    await create("three");
-    const a = container(store.db, table, settled);
-    expect(await a.ids()).toEqual([1, 3]);
-    await writer.put(two, { name: "two" }, "r-two", soon());
-    expect(await a.ids()).toEqual([1, 2, 3]);
-    expect(a.reads.sort()).toEqual(["counter", "ids 2"]);
-    await create("four");
-    expect(await a.ids()).toEqual([1, 2, 3, 4]);
-    expect(a.reads.sort()).toEqual(["counter", "range 4-4"]);
-  });
-});
-
 describe("a list never misses a create answered 201 before it began", () => {
   it("lists a create that landed between another list's counter read and its Query", async () => {
     const { table, create, writer, landUncommitted } = await setup();
@@ -53,18 +38,6 @@ describe("a list never misses a create answered 201 before it began", () => {
     const raced = await a.list.categories(counter, soon());
     expect(raced.map((c) => c.id)).toEqual([1]);
     expect(await a.ids()).toEqual([1, 2, 3]);
-  });
-
-  it("lists a category whose put landed after the id was cached as a hole, with no commit", async () => {
-    const { table, create, writer, landUncommitted } = await setup();
-    await create("one");
-    const id = await writer.nextId(soon());
-    const a = container(store.db, table);
-    expect(await a.ids()).toEqual([1]);
-    // The put lands; the commit after it never does (it is best effort): the version is unchanged.
-    await landUncommitted(id);
-    expect(await a.ids()).toEqual([1, 2]);
-    expect(a.reads.sort()).toEqual(["counter", "ids 2"]);
   });
 
   it("lists another container's creates in a container whose cache is older", async () => {
@@ -113,21 +86,6 @@ describe("a withdrawn create is not listed after its withdrawal, even by a cache
     expect(await new CategoryStore(store.db, table).get(id, soon())).toBeDefined();
     expect(await a.ids()).toEqual([1]);
     expect(await container(store.db, table).ids()).toEqual([1]);
-  });
-
-  it("drops a withdrawn category even when the counter cannot be written", async () => {
-    const { table, create, writer, landUncommitted } = await setup();
-    await create("one");
-    const id = await writer.nextId(soon());
-    await landUncommitted(id);
-    const a = container(store.db, table);
-    expect(await a.ids()).toEqual([1, 2]);
-    // A withdrawal's record and delete, and no counter update: its partition is failing.
-    const direct = new Table(store.db, table);
-    await direct.put(keys.withdrawal("category", Date.now(), id), { id, at: Date.now() }, soon());
-    await direct.delete(keys.resource("category", id), soon());
-    expect(await a.ids()).toEqual([1]);
-    expect(a.reads).toEqual(["counter"]);
   });
 
   it("drops a category withdrawn while the container sat idle for minutes", async () => {

@@ -11,10 +11,12 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Answer, Category } from "../support/client.ts";
 import { localTableName } from "../../local/localKeys.ts";
+import { keys } from "../../lib/table/schema.ts";
+import { Table } from "../../lib/table/table.ts";
+import { soon } from "../support/dynamo.ts";
 import { createCategory, inParallel, listCategories } from "../support/client.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
-import { startFaultStack } from "../support/faultStack.ts";
+import { expectConsistent, reportFigures, startFaultStack } from "../support/faultStack.ts";
 
 let stack: FaultStack;
 const created: Category[] = [];
@@ -30,28 +32,21 @@ afterAll(async () => {
 const count = 40;
 const concurrency = 8;
 const lostEach = 10;
+const indices = Array.from({ length: count }, (_, i) => i);
 
 function lost(): number {
   return stack.proxy.injected.get("lost_response") ?? 0;
 }
 
-/** The last id the counter handed out (0 before any), read around the proxy. */
-/** The counter: the last id issued, and the list version (lib/categoryList/cache.ts). */
+/** The counter, read around the proxy: the last id issued, and the list version (lib/categoryList/cache.ts). */
 async function counter(): Promise<{ lastId: number; version: number }> {
-  const { Item }: { Item?: { value?: { N?: string }; version?: { N?: string } } } =
-    await stack.db.call(
-      "GetItem",
-      { TableName: localTableName, Key: { pk: { S: "COUNTER" }, sk: { S: "category" } } },
-      Date.now() + 5_000,
-    );
-  return { lastId: Number(Item?.value?.N ?? "0"), version: Number(Item?.version?.N ?? "0") };
+  const item = await new Table(stack.db, localTableName).get(keys.counter("category"), soon());
+  return { lastId: Number(item?.value?.N ?? "0"), version: Number(item?.version?.N ?? "0") };
 }
 
 async function createMany(prefix: string, headers?: (i: number) => Record<string, string>) {
-  const answers = await inParallel(
-    Array.from({ length: count }, (_, i) => i),
-    concurrency,
-    (i) => createCategory(stack.baseUrl, stack.apiKey, { name: `${prefix} ${i}` }, headers?.(i)),
+  const answers = await inParallel(indices, concurrency, (i) =>
+    createCategory(stack.baseUrl, stack.apiKey, { name: `${prefix} ${i}` }, headers?.(i)),
   );
   expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
   const categories = answers.map((answer) => answer.json<Category>());
@@ -103,22 +98,13 @@ describe("lost answers on every write of an idempotent create: one category per 
     for (const operation of ["PutItem", "UpdateItem", "GetItem"]) {
       stack.proxy.inject({ fault: "lost_response", operation, times: lostEach });
     }
-    const keys = Array.from({ length: count }, () => randomUUID());
-    const first = await createMany("lost idempotent", (i) => ({
-      "idempotency-key": keys[i] ?? "",
-    }));
+    const idempotencyKeys = indices.map(() => randomUUID());
+    const keyed = (i: number) => ({ "idempotency-key": idempotencyKeys[i] ?? "" });
+    const first = await createMany("lost idempotent", keyed);
     stack.proxy.clear();
     expect(lost() - before).toBe(3 * lostEach);
-    const repeats: Answer[] = await inParallel(
-      Array.from({ length: count }, (_, i) => i),
-      concurrency,
-      (i) =>
-        createCategory(
-          stack.baseUrl,
-          stack.apiKey,
-          { name: `lost idempotent ${i}` },
-          { "idempotency-key": keys[i] ?? "" },
-        ),
+    const repeats: Answer[] = await inParallel(indices, concurrency, (i) =>
+      createCategory(stack.baseUrl, stack.apiKey, { name: `lost idempotent ${i}` }, keyed(i)),
     );
     expect(repeats.map((answer) => answer.status)).toEqual(repeats.map(() => 201));
     expect(repeats.map((answer) => answer.headers["idempotent-replayed"])).toEqual(

@@ -9,16 +9,22 @@
  * store must list exactly those.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyItem } from "../../lib/table/item.ts";
-import { keys } from "../../lib/table/schema.ts";
+import { CategoryStore } from "../../lib/repositories/categories.ts";
 import { localTableName } from "../../local/localKeys.ts";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories, send } from "../support/client.ts";
+import { soon } from "../support/dynamo.ts";
 import type { Fault } from "../support/faultProxy.ts";
 import type { FaultStack } from "../support/faultStack.ts";
-import { rejectingFaults } from "../support/faultChaos.ts";
-import { expectConsistent, reportFigures } from "../support/faultConsistency.ts";
-import { logEntries, sleep, startFaultStack, waitForLogLines } from "../support/faultStack.ts";
+import {
+  expectConsistent,
+  logEntries,
+  rejectingFaults,
+  reportFigures,
+  sleep,
+  startFaultStack,
+  waitForLogLines,
+} from "../support/faultStack.ts";
 
 let stack: FaultStack;
 const created: Category[] = [];
@@ -44,19 +50,7 @@ const listOperations = [
 ] as const;
 
 /** What a create that failed after taking its id leaves: a new id and a new list version. */
-async function takeAnId(): Promise<void> {
-  await stack.db.call(
-    "UpdateItem",
-    {
-      TableName: localTableName,
-      Key: keyItem(keys.counter("category")),
-      UpdateExpression: "ADD #v :one, version :one",
-      ExpressionAttributeNames: { "#v": "value" },
-      ExpressionAttributeValues: { ":one": { N: "1" } },
-    },
-    Date.now() + 5_000,
-  );
-}
+const takeAnId = () => new CategoryStore(stack.db, localTableName).nextId(soon());
 
 function casesFor(operations: readonly (readonly [string, string])[]): [Fault, string, string][] {
   return faults.flatMap((fault) =>

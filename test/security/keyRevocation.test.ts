@@ -51,7 +51,6 @@ async function checkRevocation(
     if (at >= revokeAfter + Math.min(cacheMs, contractLimitMs)) {
       expect(ok, `at +${at} ms, revoked at +${revokeAfter} ms`).toBe(false);
     }
-    if (at >= revokeAfter + contractLimitMs) expect(ok).toBe(false);
   }
 }
 
@@ -77,20 +76,7 @@ describe("the deployed key cache keeps a revoked key working for less than 60 se
 });
 
 describe("a revoked key is refused within 60 s of its revocation, however it was used before", () => {
-  it("at the deployed setting (30 s): accepted before, refused from the cache time after (500 schedules)", async () => {
-    const [setting] = deployedCacheSettings().values();
-    const cacheMs = readConfig({
-      ...baseEnv,
-      ...(setting !== undefined && { API_KEY_CACHE_SECONDS: setting }),
-    }).keyCacheMs;
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 120_000 }), requestTimes, (revokeAfter, times) =>
-        checkRevocation(cacheMs, revokeAfter, times),
-      ),
-      { numRuns: 500 },
-    );
-  });
-
+  // The deployed setting is one of these (the first describe reads it from the template).
   it("at every cache setting the configuration accepts (0 to 60 s) (500 schedules)", async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -32,7 +32,7 @@ import { generateKey } from "../../lib/keyFormat.ts";
 import type { KeyLookup } from "../../lib/auth.ts";
 import { ApiKeyVerifier, parseAuthorization } from "../../lib/auth.ts";
 import { errors } from "../../lib/errors.ts";
-import { nearMiss } from "../support/hostile/characters.ts";
+import { nearMiss } from "../support/hostile/headers.ts";
 import { soon, useEmbeddedDynamo } from "../support/dynamo.ts";
 import type { TimingVerdict } from "../support/timing.ts";
 import { compareTimings, timePairs } from "../support/timing.ts";

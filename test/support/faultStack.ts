@@ -5,20 +5,24 @@
  *
  *   client ──HTTP──▶ local server (functions) ──DynamoDB JSON──▶ fault proxy ──▶ dynalite
  *
- * Plus a direct client to the store (behind the proxy) and the request log parsed. The
- * consistency check of "what the client saw" against "what is listed" is in faultConsistency.ts,
- * the chaos injector that keeps adding random faults while a workload runs in faultChaos.ts.
+ * Plus a direct client to the store (behind the proxy), the request log parsed, a chaos
+ * injector that keeps adding random faults while a workload runs, and the check of "what the
+ * client saw" (the 201s) against "what is listed": none lost, no phantom, no id twice, none
+ * altered.
  */
 import type { DynamoDb } from "../../lib/dynamodb.ts";
 import type { RequestLogLine } from "../../lib/log.ts";
 import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import { functionsOf } from "../../local/template.ts";
-import type { FaultProxy } from "./faultProxy.ts";
+import type { Fault, FaultProxy } from "./faultProxy.ts";
 import { startFaultProxy } from "./faultProxy.ts";
 import type { RunningServer } from "./localServer.ts";
 import { startServer } from "./localServer.ts";
 import { scaled } from "./speed.ts";
+import { expect } from "vitest";
+import type { Category } from "./client.ts";
+import { listCategories } from "./client.ts";
 
 /** The categories functions' Lambda timeout (infra/template.yaml), which bounds a request's budget. */
 export const lambdaTimeoutMs =
@@ -87,7 +91,7 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
     baseUrl: server.baseUrl,
     apiKey: server.apiKey,
     db,
-    injectedTotal: () => sum(proxy.injected.values()),
+    injectedTotal: () => [...proxy.injected.values()].reduce((a, b) => a + b, 0),
     stop: async () => {
       await server.stop();
       db.close();
@@ -95,12 +99,6 @@ export async function startFaultStack(env: Record<string, string> = {}): Promise
       await dynamo.close();
     },
   };
-}
-
-export function sum(values: Iterable<number>): number {
-  let total = 0;
-  for (const value of values) total += value;
-  return total;
 }
 
 /** The request log (the server's stdout) parsed; a line that is not a JSON object fails the test. */
@@ -138,4 +136,214 @@ export async function waitForLogLines(
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
+}
+
+/** Faults that answer without the store applying anything. */
+export const rejectingFaults = [
+  "provisioned_throughput_exceeded",
+  "throttling",
+  "server_error",
+  "service_unavailable",
+  "reset",
+] as const satisfies readonly Fault[];
+
+/** Faults where the store applies the request and the answer is lost or late. */
+export const applyingFaults = ["lost_response", "slow"] as const satisfies readonly Fault[];
+
+export interface ChaosOptions {
+  readonly faults: readonly Fault[];
+  readonly operations: readonly string[];
+  /** Chance that a store request of one of `operations` earns a fault for a later one. */
+  readonly probability: number;
+  /** How often the injector looks at the traffic. */
+  readonly tickMs: number;
+  /** At most this many injected-but-not-yet-applied faults at any time. */
+  readonly maxPending: number;
+  /** A seeded random source, so a failing campaign can be replayed. */
+  readonly random: () => number;
+}
+
+export interface Chaos {
+  /** Random rules added so far (each for one request). */
+  readonly added: () => number;
+  /** Stops adding rules, e.g. while an outage rule holds the proxy. */
+  pause(): void;
+  /** Adds rules again, after `proxy.clear()` dropped whatever was still pending. */
+  resume(): void;
+  stop(): void;
+}
+
+/**
+ * Random faults in proportion to the traffic: for each store request of the chosen operations
+ * the proxy has seen, with `probability`, a one-shot rule (random kind) is added for the next
+ * request of the same operation, whichever request that belongs to. An operation that gets no
+ * traffic gets no faults, so a rarely used one is not starved by a pile of pending rules.
+ *
+ * While it runs (not paused) it must be the only source of rules: it reads how many of its
+ * rules are still pending from the proxy's running total.
+ */
+export function startChaos(stack: FaultStack, options: ChaosOptions): Chaos {
+  let added = 0;
+  /** Rules known to be applied or dropped: not pending. */
+  let settled = 0;
+  let paused = false;
+  let offset = stack.injectedTotal();
+  const lastSeen = new Map(options.operations.map((op) => [op, stack.proxy.seen.get(op) ?? 0]));
+  const pick = <T>(items: readonly T[]): T =>
+    items[Math.floor(options.random() * items.length)] as T;
+  const timer = setInterval(() => {
+    for (const operation of options.operations) {
+      const seen = stack.proxy.seen.get(operation) ?? 0;
+      const fresh = seen - (lastSeen.get(operation) ?? 0);
+      lastSeen.set(operation, seen);
+      for (let i = 0; i < fresh && !paused; i++) {
+        const pending = added - settled - (stack.injectedTotal() - offset);
+        if (pending >= options.maxPending || options.random() >= options.probability) continue;
+        const fault = pick(options.faults);
+        stack.proxy.inject({
+          fault,
+          operation,
+          times: 1,
+          ...(fault === "slow" && { delayMs: stack.slowDelayMs }),
+        });
+        added += 1;
+      }
+    }
+  }, options.tickMs);
+  return {
+    added: () => added,
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      settled = added;
+      offset = stack.injectedTotal();
+      paused = false;
+    },
+    stop: () => {
+      paused = true;
+      clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * An outage longer than the request budget: chaos paused, every request of `operations` refused
+ * (one rejecting kind picked per operation) for `ms`, then the proxy cleared and chaos resumed.
+ * Resolves to the faults injected meanwhile (its own, and random ones pending when it began).
+ */
+export async function outlastingOutage(
+  stack: FaultStack,
+  chaos: Chaos,
+  ms: number,
+  operations: readonly string[],
+  random: () => number,
+): Promise<number> {
+  const pick = (): Fault => rejectingFaults[Math.floor(random() * rejectingFaults.length)] as Fault;
+  chaos.pause();
+  const before = stack.injectedTotal();
+  for (const operation of operations)
+    stack.proxy.inject({ fault: pick(), operation, times: Infinity });
+  await sleep(ms);
+  const during = stack.injectedTotal() - before;
+  stack.proxy.clear();
+  chaos.resume();
+  return during;
+}
+
+export interface Consistency {
+  /** Answered 201 but not listed. */
+  readonly lost: Category[];
+  /** Listed although no 201 named it. */
+  readonly phantom: Category[];
+  /** Listed more than once, or one id answered to two creates. */
+  readonly duplicateIds: number[];
+  /** Listed under a 201's id with other content than the 201 answered. */
+  readonly altered: Category[];
+}
+
+/** Compares the categories the client saw a 201 for with the list: they must be the same set. */
+export function consistency(
+  created: readonly Category[],
+  listed: readonly Category[],
+): Consistency {
+  const duplicateIds = new Set<number>();
+  const byId = new Map<number, Category>();
+  for (const category of created) {
+    if (byId.has(category.id)) duplicateIds.add(category.id);
+    byId.set(category.id, category);
+  }
+  const listedIds = new Set<number>();
+  const phantom: Category[] = [];
+  const altered: Category[] = [];
+  for (const category of listed) {
+    if (listedIds.has(category.id)) duplicateIds.add(category.id);
+    listedIds.add(category.id);
+    const seen = byId.get(category.id);
+    if (!seen) phantom.push(category);
+    else if (JSON.stringify(seen) !== JSON.stringify(category)) altered.push(category);
+  }
+  return {
+    lost: created.filter((category) => !listedIds.has(category.id)),
+    phantom,
+    duplicateIds: [...duplicateIds],
+    altered,
+  };
+}
+
+/** One line of figures for the run's output: requests, faults, and what was lost (nothing). */
+export async function reportFigures(
+  label: string,
+  stack: FaultStack,
+  created: readonly Category[],
+  extra: Readonly<Record<string, number>> = {},
+): Promise<void> {
+  const check = consistency(created, await listCategories(stack.baseUrl, stack.apiKey));
+  const figures = {
+    requests: stack.server.logLines.length,
+    faultsInjected: stack.injectedTotal(),
+    created201: created.length,
+    ...extra,
+    lost: check.lost.length,
+    phantom: check.phantom.length,
+    duplicateIds: check.duplicateIds.length,
+  };
+  console.info(`[reliability] ${label}: ${JSON.stringify(figures)}`);
+}
+
+export function expectConsistent(created: readonly Category[], listed: readonly Category[]): void {
+  expect(consistency(created, listed)).toEqual({
+    lost: [],
+    phantom: [],
+    duplicateIds: [],
+    altered: [],
+  });
+  const ids = listed.map((category) => category.id);
+  expect(ids).toEqual([...ids].sort((a, b) => a - b));
+}
+
+/** A list answered during a workload, and the 201s the client had when it asked for it. */
+export interface ListSnapshot {
+  readonly seenBefore: readonly Category[];
+  readonly listed: readonly Category[];
+}
+
+/**
+ * Each list, in id order with no id twice, held every 201 seen before it was asked for, and
+ * nothing under an id that no 201 answered with that content (a category in flight may show up
+ * before its 201 arrives).
+ */
+export function expectListsHeldTheirPast(
+  snapshots: readonly ListSnapshot[],
+  created: readonly Category[],
+): void {
+  const everCreated = new Map(created.map((c) => [c.id, c]));
+  for (const { seenBefore, listed } of snapshots) {
+    const ids = listed.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const listedIds = new Set(ids);
+    expect(seenBefore.filter((c) => !listedIds.has(c.id))).toEqual([]);
+    expect(listed.filter((c) => everCreated.get(c.id)?.name !== c.name)).toEqual([]);
+  }
 }

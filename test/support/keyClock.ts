@@ -9,7 +9,7 @@ import type { ApiKeyVerifier } from "../../lib/auth.ts";
 import type { ApiKeyRecord } from "../../lib/repositories/apiKeys.ts";
 import { hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import { allScopes } from "../../lib/scopes.ts";
-import { loadTemplate } from "../../local/template.ts";
+import { environmentOf, functions } from "./templateResources.ts";
 import { soon } from "./dynamo.ts";
 
 /** The contract: a revoked key stops working within this long. */
@@ -19,21 +19,15 @@ export const baseEnv = { TABLE_NAME: "petstore-test", AWS_REGION: "eu-west-1" };
 
 /** API_KEY_CACHE_SECONDS of each function in infra/template.yaml, Globals applied. */
 export function deployedCacheSettings(): Map<string, string | undefined> {
-  const template = loadTemplate();
-  const variables = (holder: unknown): Record<string, unknown> =>
-    (holder as { Environment?: { Variables?: Record<string, unknown> } } | undefined)?.Environment
-      ?.Variables ?? {};
-  const global = variables(template.Globals?.Function).API_KEY_CACHE_SECONDS;
-  const settings = new Map<string, string | undefined>();
-  for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type !== "AWS::Serverless::Function") continue;
-    const value = variables(resource.Properties).API_KEY_CACHE_SECONDS ?? global;
-    if (value !== undefined && typeof value !== "string") {
-      throw new Error(`${id}: API_KEY_CACHE_SECONDS must be a literal string to be checked here`);
-    }
-    settings.set(id, value);
-  }
-  return settings;
+  return new Map(
+    functions.map(([id]) => {
+      const value = environmentOf(id).API_KEY_CACHE_SECONDS;
+      if (value !== undefined && typeof value !== "string") {
+        throw new Error(`${id}: API_KEY_CACHE_SECONDS must be a literal string to be checked here`);
+      }
+      return [id, value];
+    }),
+  );
 }
 
 /** A key store of one record that the test changes at will. */

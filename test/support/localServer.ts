@@ -35,28 +35,15 @@ export async function localServer(options: ServerOptions = {}): Promise<LocalSer
     void server.stop();
     process.kill(process.pid, "SIGTERM");
   });
-  return {
-    get baseUrl() {
-      return server.baseUrl;
+  // Not a spread: that would read the getters once, and `start()` would not be seen.
+  return Object.assign(
+    delegateTo(() => server),
+    {
+      start: async () => {
+        server = await startServer(options);
+      },
     },
-    get apiKey() {
-      return server.apiKey;
-    },
-    get logLines() {
-      return server.logLines;
-    },
-    get metricLines() {
-      return server.metricLines;
-    },
-    get platformLines() {
-      return server.platformLines;
-    },
-    stderr: () => server.stderr(),
-    stop: () => server.stop(),
-    start: async () => {
-      server = await startServer(options);
-    },
-  };
+  );
 }
 
 /**
@@ -71,27 +58,31 @@ export function useLocalServer(options: ServerOptions = {}): RunningServer {
   afterAll(async () => {
     await server?.stop();
   });
-  const running = (): RunningServer => {
+  return delegateTo(() => {
     if (!server) throw new Error("the local server is not started (beforeAll)");
     return server;
-  };
+  });
+}
+
+/** A server object that reads whichever server `current` answers, at each use. */
+function delegateTo(current: () => RunningServer): RunningServer {
   return {
     get baseUrl() {
-      return running().baseUrl;
+      return current().baseUrl;
     },
     get apiKey() {
-      return running().apiKey;
+      return current().apiKey;
     },
     get logLines() {
-      return running().logLines;
+      return current().logLines;
     },
     get metricLines() {
-      return running().metricLines;
+      return current().metricLines;
     },
     get platformLines() {
-      return running().platformLines;
+      return current().platformLines;
     },
-    stderr: () => running().stderr(),
-    stop: () => running().stop(),
+    stderr: () => current().stderr(),
+    stop: () => current().stop(),
   };
 }

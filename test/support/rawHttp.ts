@@ -36,18 +36,8 @@ export async function sendRaw(baseUrl: string, request: RawRequest): Promise<Raw
     Buffer.from(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
     body,
   ];
-  const raw = await new Promise<Buffer>((resolve, reject) => {
-    const socket = connect({ host: origin.hostname, port: Number(origin.port) }, () => {
-      // Not end(): a half-closed socket may be dropped by the server before it answers.
-      socket.write(Buffer.concat(lines));
-    });
-    const chunks: Buffer[] = [];
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.on("end", () => {
-      resolve(Buffer.concat(chunks));
-    });
-    socket.on("error", reject);
-  });
+  // Kept open: a half-closed socket may be dropped by the server before it answers.
+  const { raw } = await exchange(baseUrl, Buffer.concat(lines), true);
   const { status, headers, split } = parseHead(raw);
   const length = Number(headers["content-length"] ?? raw.length - split - 4);
   const bytes = raw.subarray(split + 4, split + 4 + length);
@@ -87,11 +77,27 @@ export interface ExchangedBytes extends RawAnswer {
  * `bytes` on a new socket, half-closed after them unless `keepOpen`; everything read until the
  * server closes it. Not checked against openapi.yaml: the first answer's body is taken as is.
  */
-export function exchangeBytes(
+export async function exchangeBytes(
   baseUrl: string,
   bytes: string | Buffer,
   keepOpen = false,
 ): Promise<ExchangedBytes> {
+  const { raw, ms } = await exchange(baseUrl, bytes, keepOpen);
+  const { status, headers, split } = parseHead(raw);
+  const text =
+    raw
+      .subarray(split + 4)
+      .toString("latin1")
+      .split("\r\n\r\n")[0] ?? "";
+  return { status, headers, text, raw: raw.toString("latin1"), ms };
+}
+
+/** Everything the server sends back for `bytes` on a new socket, until it closes it. */
+function exchange(
+  baseUrl: string,
+  bytes: string | Buffer,
+  keepOpen: boolean,
+): Promise<{ raw: Buffer; ms: number }> {
   const origin = new URL(baseUrl);
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -103,14 +109,7 @@ export function exchangeBytes(
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     socket.on("error", reject);
     socket.on("close", () => {
-      const raw = Buffer.concat(chunks);
-      const { status, headers, split } = parseHead(raw);
-      const text =
-        raw
-          .subarray(split + 4)
-          .toString("latin1")
-          .split("\r\n\r\n")[0] ?? "";
-      resolve({ status, headers, text, raw: raw.toString("latin1"), ms: Date.now() - started });
+      resolve({ raw: Buffer.concat(chunks), ms: Date.now() - started });
     });
   });
 }

@@ -77,12 +77,6 @@ export async function timePairs<T>(options: {
   return { first, second };
 }
 
-export function quantile(values: readonly number[], q: number): number {
-  return values.length === 0 ? 0 : percentile(values, q * 100);
-}
-
-export const median = (values: readonly number[]): number => quantile(values, 0.5);
-
 /**
  * Indistinguishable when the sign test stays within `signTolerance` of 1/2 and the medians
  * within `shiftTolerance` pooled IQRs of each other.
@@ -101,9 +95,9 @@ export function compareTimings(
   });
   const fraction = (firstSlower + ties / 2) / pairs;
   const pooled = [...timing.first, ...timing.second];
-  const pooledIqr = Math.max(1, quantile(pooled, 0.75) - quantile(pooled, 0.25));
-  const medianFirst = median(timing.first);
-  const medianSecond = median(timing.second);
+  const pooledIqr = Math.max(1, percentile(pooled, 75) - percentile(pooled, 25));
+  const medianFirst = percentile(timing.first, 50);
+  const medianSecond = percentile(timing.second, 50);
   const medianShift = Math.abs(medianFirst - medianSecond) / pooledIqr;
   return {
     pairs,

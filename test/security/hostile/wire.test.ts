@@ -8,36 +8,25 @@
  * in any line of the server's request log. One server for the file: starting it is the cost.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   expectNoSecretIn,
   expectSafeAnswer,
   keyLikeRuns,
   sha256,
 } from "../../support/hostile/invariants.ts";
-import type { WireCase } from "../../support/hostile/wireCases.ts";
-import { expectedStatus, wireCaseArb } from "../../support/hostile/wireCases.ts";
-import type { Header } from "../../support/hostile/wireHeaders.ts";
-import { latin1 } from "../../support/hostile/wireHeaders.ts";
-import type { RunningServer } from "../../support/localServer.ts";
-import { startServer } from "../../support/localServer.ts";
+import type { Header, WireCase } from "../../support/hostile/wire.ts";
+import { expectedStatus, latin1, wireCaseArb } from "../../support/hostile/wire.ts";
+import { localServer } from "../../support/localServer.ts";
 import type { RawAnswer } from "../../support/rawHttp.ts";
 import { sendRaw } from "../../support/rawHttp.ts";
 
 const numRuns = 400;
 
-let server: RunningServer;
-let key: string;
+const server = await localServer();
+const key = server.apiKey;
 /** Requests sent so far, the generated ones and the store checks between them. */
 let requestsSent = 0;
-
-beforeAll(async () => {
-  server = await startServer();
-  key = server.apiKey;
-});
-afterAll(async () => {
-  await server.stop();
-});
 
 async function send(
   method: "GET" | "POST",

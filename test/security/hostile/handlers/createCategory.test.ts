@@ -11,22 +11,17 @@ import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../../../lib/repositories/apiKeys.ts";
 import type { Category } from "../../../../lib/category.ts";
 import { bodyText } from "../../../functions/harness.ts";
-import { validDescriptionArb, validNameArb } from "../../../support/hostile/bodyCase.ts";
-import {
-  checkCreate,
-  createBodyCaseArb,
-  createCaseArb,
-} from "../../../support/hostile/createCases.ts";
-import { scaledRuns } from "../../../support/hostile/handlerEvents.ts";
-import { useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
+import { validDescriptionArb, validNameArb } from "../../../support/hostile/bodies.ts";
+import { checkCreate, createBodyCaseArb, createCaseArb } from "../../../support/hostile/cases.ts";
+import { scaledRuns, useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
 import { setHeader } from "../../../support/hostile/headers.ts";
 import { expectNoSecretIn } from "../../../support/hostile/invariants.ts";
 
 const runs = scaledRuns({
   /** Everything random: mostly decided by the key and the media type. */
-  create: 1_200,
+  create: 1_400,
   /** An accepted key and (mostly) a JSON media type: decided by the body. */
-  createBodies: 1_800,
+  createBodies: 2_100,
   validCreate: 300,
   keyInBody: 200,
 });

@@ -2,20 +2,25 @@
  * Property-based hostile input against listCategories, invoked directly with generated API
  * Gateway (payload 2.0) events: every kind of wrong Authorization value around one valid key,
  * odd header spellings and Accept-Encoding values, and bodies it must ignore. The invariants of
- * every answer are checked by the rig (test/support/hostile/handlerRig.ts).
+ * every answer are checked by the rig (test/support/hostile/handlerRig.ts), and in its afterAll
+ * what hostile requests leave behind: the store holds exactly what the 201s returned, and one log
+ * line per invocation, none holding the key or its hash; here also when the store fails while
+ * the key is checked.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Category } from "../../../../lib/category.ts";
+import { hashApiKey } from "../../../../lib/repositories/apiKeys.ts";
 import { bodyText, loadEvent } from "../../../functions/harness.ts";
 import { bodyArb } from "../../../support/hostile/bodies.ts";
 import {
   commonArbs,
   presentedBy,
   scaledRuns,
+  useHostileHandlers,
   withBody,
-} from "../../../support/hostile/handlerEvents.ts";
-import { useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
+} from "../../../support/hostile/handlerRig.ts";
+import { expectNoSecretIn } from "../../../support/hostile/invariants.ts";
 
 const runs = scaledRuns({ list: 600 });
 const rig = useHostileHandlers();
@@ -39,5 +44,26 @@ describe("listCategories: any Authorization, Accept-Encoding, headers or body: 2
       ),
       { numRuns: runs.list },
     );
+  });
+});
+
+describe("a store failure while checking the key is logged for the operator without the key or its hash", () => {
+  it("answers 500 in the Error shape; the log's detail names the failure, not the key", async () => {
+    rig.harness.failCalls("GetItem");
+    try {
+      const event = loadEvent("list-ok.json");
+      // A key the verifier has not cached, so it must be looked up.
+      const unknown = `petstore_${"Zq9".repeat(14)}x`;
+      event.headers.authorization = `Bearer ${unknown}`;
+      const { response, logLines } = await rig.invokeUnchecked(rig.list(), event);
+      expect(response).toBeApiError(500);
+      const line = JSON.parse(logLines[0] ?? "{}") as { detail?: string };
+      expect(line.detail).toMatch(/ValidationException/);
+      const secrets = [...rig.keySecrets, unknown, hashApiKey(unknown)];
+      expectNoSecretIn(`${response.body}${JSON.stringify(response.headers)}`, secrets);
+      expectNoSecretIn(logLines.join("\n"), secrets);
+    } finally {
+      rig.harness.failCalls(undefined);
+    }
   });
 });

@@ -5,13 +5,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fallbackCaseArb, fallbackEvent, knownPaths } from "../../../support/hostile/cases.ts";
 import {
-  fallbackCaseArb,
-  fallbackEvent,
-  knownPaths,
-} from "../../../support/hostile/fallbackCases.ts";
-import { presentedBy, scaledRuns } from "../../../support/hostile/handlerEvents.ts";
-import { useHostileHandlers } from "../../../support/hostile/handlerRig.ts";
+  presentedBy,
+  scaledRuns,
+  useHostileHandlers,
+} from "../../../support/hostile/handlerRig.ts";
 
 const runs = scaledRuns({ fallback: 900 });
 const rig = useHostileHandlers();
