@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
 import type { LocalServer } from "../../local/server.ts";
+import { unthrottled } from "../../local/functionEnv.ts";
 import { startLocalServer } from "../../local/server.ts";
 import { routesOf, servedFunctions, tableOf } from "../../local/template.ts";
 import type { ItemAccess } from "./dynamoAccess.ts";
@@ -47,7 +48,13 @@ export async function recordCalls(): Promise<Recording> {
     String(chunk).startsWith('{"time":') ? true : writeStdout(chunk, ...rest);
   const dynamo = await startEmbeddedDynamo();
   const proxy = await startRecordingProxy(dynamo.endpoint);
-  const server = await startLocalServer({ port: 0, dynamoEndpoint: proxy.endpoint });
+  // No 429s: a throttled create would skip the very paths the failure rounds are there to reach,
+  // and which of them are throttled would depend on the machine's speed.
+  const server = await startLocalServer({
+    port: 0,
+    dynamoEndpoint: proxy.endpoint,
+    env: { ...unthrottled },
+  });
   const rig: Rig = {
     server,
     proxy,
