@@ -68,10 +68,14 @@ describe("a text body is passed on as sent; only base64 bodies are decoded and U
     );
   });
 
-  it("answers invalid_json for bytes that are not UTF-8", () => {
+  it("answers invalid_json for bytes that are not UTF-8, saying so", () => {
     const body = Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]).toString("base64");
     expect(() => readBodyText({ body, isBase64Encoded: true })).toThrow(
-      expect.objectContaining({ code: "invalid_json" }) as Error,
+      expect.objectContaining({
+        status: 400,
+        code: "invalid_json",
+        message: "the request body is not UTF-8 text",
+      }) as Error,
     );
   });
 });
