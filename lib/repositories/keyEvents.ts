@@ -36,6 +36,9 @@ export interface KeyEvent {
   readonly intended?: true | undefined;
 }
 
+/** The stored value of an event's intended mark (KeyEvent.intended), written and read here. */
+const intendedMark = "yes";
+
 const kinds: readonly KeyEventKind[] = ["create", "rotate", "update", "revoke"];
 
 function isKind(value: string | undefined): value is KeyEventKind {
@@ -74,7 +77,7 @@ export class KeyEventStore {
     const neverOverwrite = { text: "attribute_not_exists(pk)" };
     const put: Write = { kind: "put", key, fields: stored, condition: neverOverwrite };
     if (await this.#table.transactWrite([...changes, put], deadline)) return stored;
-    await this.#table.put(key, { ...stored, intended: "yes" }, deadline, neverOverwrite);
+    await this.#table.put(key, { ...stored, intended: intendedMark }, deadline, neverOverwrite);
     let made = 0;
     try {
       for (const change of changes) {
@@ -121,6 +124,6 @@ function toEvent(item: Item): KeyEvent {
     who: text(item, "who") ?? "",
     at: text(item, "at") ?? "",
     detail: text(item, "detail"),
-    ...(text(item, "intended") === "yes" && { intended: true }),
+    ...(text(item, "intended") === intendedMark && { intended: true }),
   };
 }

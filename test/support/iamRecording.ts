@@ -53,7 +53,7 @@ export async function recordCalls(): Promise<Recording> {
   const server = await startLocalServer({
     port: 0,
     dynamoEndpoint: proxy.endpoint,
-    env: { ...unthrottled },
+    env: unthrottled,
   });
   const rig: Rig = {
     server,
