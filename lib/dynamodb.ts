@@ -47,6 +47,9 @@ export interface DynamoDbOptions {
 /** Smallest useful remaining budget for one more attempt. */
 const minAttemptMs = 20;
 
+/** An attempt the client's own timer ended: no answer in time. */
+class TimedOut extends TransportError {}
+
 export class DynamoDb {
   readonly #url: URL;
   readonly #region: string;
@@ -85,37 +88,48 @@ export class DynamoDb {
    */
   async call<Output>(operation: string, input: object, deadline: number): Promise<Output> {
     const body = JSON.stringify(input);
+    // The cause a give-up reports: the last fault that says something about the store. An
+    // attempt the deadline cut short (its timer shorter than a whole attempt's) and that timed
+    // out says only that the budget ran out: the fault before it, a ThrottlingException for
+    // instance, stays the cause, and the message says the last attempt was cut short.
     let lastFault: unknown;
+    let cutShortMs: number | undefined;
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - this.#now();
       if (remaining < minAttemptMs) {
-        throw this.#giveUp(
-          operation,
-          attempt,
-          lastFault ?? new TransportError("no time left for an attempt"),
-        );
+        const cause = lastFault ?? new TransportError("no time left for an attempt");
+        throw this.#giveUp(operation, attempt, cause, cutShortMs);
       }
       if (attempt > 0) this.#onRetry();
+      const timeout = Math.min(this.#attemptTimeoutMs, remaining);
       try {
-        const timeout = Math.min(this.#attemptTimeoutMs, remaining);
         return (await this.#send(operation, body, timeout)) as Output;
       } catch (error) {
         if (!isRetryable(error)) throw error;
-        lastFault = error;
+        const cutShort = error instanceof TimedOut && timeout < this.#attemptTimeoutMs;
+        cutShortMs = cutShort ? timeout : undefined;
+        if (!cutShort || lastFault === undefined) lastFault = error;
         const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** attempt);
         const delay = Math.floor(Math.random() * ceiling);
         if (this.#now() + delay + minAttemptMs >= deadline) {
-          throw this.#giveUp(operation, attempt + 1, error);
+          throw this.#giveUp(operation, attempt + 1, lastFault, cutShortMs);
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
 
-  #giveUp(operation: string, attempts: number, cause: unknown): StoreUnavailableError {
+  #giveUp(
+    operation: string,
+    attempts: number,
+    cause: unknown,
+    cutShortMs: number | undefined,
+  ): StoreUnavailableError {
     this.#onGiveUp();
+    const last =
+      cutShortMs === undefined ? "" : `, the last cut short at ${cutShortMs} ms by the deadline`;
     return new StoreUnavailableError(
-      `DynamoDB ${operation} still failing after ${attempts} attempt(s)`,
+      `DynamoDB ${operation} still failing after ${attempts} attempt(s)${last}`,
       { cause },
     );
   }
@@ -170,7 +184,7 @@ export class DynamoDb {
       );
       // A hard per-attempt timer: a socket timeout would reset on every trickled byte.
       const timer = setTimeout(() => {
-        request.destroy(new TransportError(`no answer within ${timeoutMs} ms`));
+        request.destroy(new TimedOut(`no answer within ${timeoutMs} ms`));
       }, timeoutMs);
       request.on("error", (error) => {
         clearTimeout(timer);

@@ -67,6 +67,31 @@ describe("retries stop at the request's deadline with StoreUnavailableError", ()
     proxy().clear();
   });
 
+  it("names the store's last answer as the cause, not an attempt the deadline cut short", async () => {
+    proxy().clear();
+    proxy().inject({ fault: "throttling", operation: "GetItem", times: 2 });
+    proxy().inject({ fault: "slow", operation: "GetItem", times: 1, delayMs: 10_000 });
+    // Whole attempts of 10 s, so the third, slow one is cut short by the 2 s deadline.
+    const client = new DynamoDb({
+      region: "local",
+      endpoint: proxy().endpoint,
+      credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
+      attemptTimeoutMs: 10_000,
+      baseDelayMs: 5,
+    });
+    const error: unknown = await client
+      .call("GetItem", { TableName: table, Key: { pk: { S: "X" }, sk: { S: "y" } } }, soon(2000))
+      .catch((e: unknown) => e);
+    client.close();
+    proxy().clear();
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(
+      /^DynamoDB GetItem still failing after 3 attempt\(s\), the last cut short at \d+ ms by the deadline$/,
+    );
+    expect((error as Error).cause).toBeInstanceOf(DynamoDbError);
+    expect(((error as Error).cause as DynamoDbError).type).toBe("ThrottlingException");
+  });
+
   it("gives up on a store that is unreachable", async () => {
     const unreachable = new DynamoDb({
       region: "local",
