@@ -1,18 +1,20 @@
 /**
  * `npm run mutation [-- <file>… | --changed] [--record]`: StrykerJS as its own config
  * (stryker.config.json: the deciding files, the runner, reports, incremental runs) sets it up,
- * plus what Stryker cannot do. `--changed` chooses the deciding files whose code (`codeOf`: no
- * comments or layout) differs from what the summary test/mutation/scores.json was measured on: a
- * change that touches no deciding file's code costs CI nothing. `--record` merges the run's files
- * (outcomes, score, SHA-256 of the code mutated) into that summary. Every file of the run is held
+ * plus what Stryker cannot do. `--changed` chooses the deciding files whose score the summary
+ * test/mutation/scores.json may no longer tell (`staleFiles`): their code (`codeOf`: no comments
+ * or layout) differs from what was measured, or test files that killed their mutants changed
+ * enough that the file could have fallen under the bar. A change that touches neither costs CI
+ * nothing. `--record` merges the run's files (outcomes, score, SHA-256 of the code mutated, the
+ * test files that killed its mutants) into that summary. Every file of the run is held
  * to the bars (`scoreProblems`: the threshold per file, at most 5 % disabled); exit 1 otherwise.
  * `npm test` never runs mutants (test/mutation/scores.test.ts checks the summary's bars only);
  * the weekly workflow re-records every file with --force (.github/workflows/mutation.yml).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { transformSync } from "esbuild";
 import { projectRoot } from "../local/template.ts";
@@ -65,6 +67,16 @@ export interface Scores {
   readonly files: Readonly<Record<string, FileScore>>;
   /** Per deciding file, the SHA-256 of the code the run mutated: CI compares it with the code. */
   readonly sources: Readonly<Record<string, string>>;
+  /** Per deciding file, the test files whose tests killed its mutants (`killersOf`). */
+  readonly killers: Readonly<Record<string, Readonly<Record<string, Killer>>>>;
+}
+
+/** A test file that killed some of a deciding file's mutants in the recorded run. */
+export interface Killer {
+  /** How many of the file's mutants a test of it killed (Stryker names one test per kill). */
+  readonly kills: number;
+  /** The SHA-256 of the test file's code (`codeOf`) in that run. */
+  readonly code: string;
 }
 
 /**
@@ -83,24 +95,93 @@ export function codeOf(source: string): string {
   return [transformSync(source, { loader: "ts", format: "esm" }).code, ...directives].join("\n");
 }
 
-/** The SHA-256 (hex) of each file's code (`codeOf`) as it is in the project now. */
+/** The SHA-256 (hex) of each file's code (`codeOf`) as it is in the project now; none if gone. */
 export const sourceHashes = (files: readonly string[]): Record<string, string> =>
   Object.fromEntries(
-    files.map((file) => [
-      file,
-      createHash("sha256")
-        .update(codeOf(readFileSync(resolve(projectRoot, file), "utf8")))
-        .digest("hex"),
-    ]),
+    files.flatMap((file) => {
+      const path = resolve(projectRoot, file);
+      if (!existsSync(path)) return [];
+      const code = codeOf(readFileSync(path, "utf8"));
+      return [[file, createHash("sha256").update(code).digest("hex")]];
+    }),
   );
 
+/** The parts of Stryker's JSON report (mutation-testing-report-schema) the summary reads. */
+export interface Report {
+  readonly files: Readonly<
+    Record<string, { readonly mutants: readonly { readonly killedBy?: readonly string[] }[] }>
+  >;
+  readonly testFiles?: Readonly<Record<string, { readonly tests: readonly { id: string }[] }>>;
+}
+
+/** A path as the project names it, whatever form a report gives. */
+const inProject = (path: string): string => relative(projectRoot, resolve(projectRoot, path));
+
 /**
- * The deciding files whose code is not the code a summary was measured on. By content, not by
- * git history: CI's clone may be shallow or have none.
+ * Per deciding file of a run, the test files that killed its mutants, with how many each killed
+ * and the code (`tests`: SHA-256 per test file, taken before the run) the kills were made with.
  */
-export function changedSince(sources: Readonly<Record<string, string>>): string[] {
-  const now = sourceHashes(decidingFiles);
-  return decidingFiles.filter((file) => sources[file] !== now[file]);
+export function killersOf(
+  report: Report,
+  files: readonly string[],
+  tests: Readonly<Record<string, string>>,
+): Record<string, Record<string, Killer>> {
+  const fileOfTest = new Map<string, string>();
+  for (const [path, { tests: cases }] of Object.entries(report.testFiles ?? {})) {
+    for (const { id } of cases) fileOfTest.set(id, inProject(path));
+  }
+  const byFile = new Map(Object.entries(report.files).map(([path, f]) => [inProject(path), f]));
+  return Object.fromEntries(
+    files.map((file) => {
+      const kills = new Map<string, number>();
+      for (const mutant of byFile.get(file)?.mutants ?? []) {
+        const by = new Set((mutant.killedBy ?? []).map((id) => fileOfTest.get(id) ?? id));
+        for (const test of by) kills.set(test, (kills.get(test) ?? 0) + 1);
+      }
+      const entries = [...kills].sort(([a], [b]) => a.localeCompare(b));
+      return [
+        file,
+        Object.fromEntries(entries.map(([t, n]) => [t, { kills: n, code: tests[t] ?? "" }])),
+      ];
+    }),
+  );
+}
+
+/** A deciding file whose recorded score may no longer hold, and why. */
+export interface Stale {
+  readonly file: string;
+  readonly why: string;
+}
+
+/**
+ * The deciding files whose recorded score the project may no longer earn. By content, not by git
+ * history (CI's clone may be shallow or have none):
+ * - its code is not the code the score was measured on;
+ * - test files that killed its mutants changed or went, and had every one of their kills been
+ *   lost the file would be under the threshold. (Kills by unchanged test files are kept, as
+ *   Stryker's incremental mode keeps a kill whose culprit test did not change; a helper those
+ *   tests import is not followed, as Stryker does not follow it. A change that cannot take the
+ *   file under the bar costs CI nothing; the weekly run re-records the exact score.)
+ */
+export function staleFiles(summary: Pick<Scores, "sources" | "killers" | "files">): Stale[] {
+  const code = sourceHashes(decidingFiles);
+  const killerFiles = Object.values(summary.killers).flatMap((k) => Object.keys(k));
+  const tests = sourceHashes([...new Set(killerFiles)]);
+  return decidingFiles.flatMap((file): Stale[] => {
+    if (summary.sources[file] !== code[file]) return [{ file, why: "its code" }];
+    const killers = summary.killers[file];
+    const score = summary.files[file];
+    if (killers === undefined || score === undefined) {
+      return [{ file, why: "no record of the tests that killed its mutants" }];
+    }
+    const changed = Object.entries(killers).filter(([test, k]) => tests[test] !== k.code);
+    const lost = changed.reduce((sum, [, k]) => sum + k.kills, 0);
+    const valid = score.mutants - score.disabled;
+    const floor = valid === 0 ? 100 : (100 * (score.killed + score.timedOut - lost)) / valid;
+    if (floor >= threshold) return [];
+    const names = changed.map(([test]) => test).join(", ");
+    return [{ file, why: `${names} changed, which made ${lost} of its kills` }];
+  });
 }
 
 /** The committed summary, if there is one. */
@@ -133,9 +214,7 @@ export function scoreFiles(
 ): Record<string, FileScore> {
   const scores: Record<string, FileScore> = {};
   for (const file of files) {
-    const all = outcomes.filter(
-      (m) => relative(projectRoot, resolve(projectRoot, m.fileName)) === file,
-    );
+    const all = outcomes.filter((m) => inProject(m.fileName) === file);
     const mine = all.filter((m) => !setAsideStatic(m));
     const count = (status: string): number => mine.filter((m) => m.status === status).length;
     const [killed, survived, noCoverage, timedOut, disabled] = [
@@ -179,12 +258,25 @@ export function scoreProblems(files: Readonly<Record<string, FileScore>>): strin
   return problems;
 }
 
+/** The project's test files (`test/**\/*.test.ts`), as the project names them. */
+const testFiles = (): string[] =>
+  readdirSync(resolve(projectRoot, "test"), { recursive: true, encoding: "utf8" })
+    .filter((path) => path.endsWith(".test.ts"))
+    .map((path) => `test/${path.split(sep).join("/")}`);
+
+/** The JSON report the run just wrote (stryker.config.json, `jsonReporter`). */
+const readReport = (): Report =>
+  JSON.parse(
+    readFileSync(resolve(projectRoot, strykerConfig.jsonReporter.fileName), "utf8"),
+  ) as Report;
+
 const usage = `usage: npm run mutation [-- <lib file>… | --changed] [--record] [--concurrency <n>]
 
 Mutation testing (StrykerJS) over the files of lib/ that decide an answer, or the ones named.
 Reports: ${reportDir}/ (HTML and JSON, outside git).
-  --changed         only the deciding files whose code differs from the recorded summary's
-                    (what CI runs; none changed: it says so and exits 0 at once)
+  --changed         only the deciding files whose code differs from the recorded summary's, or
+                    whose killing tests changed enough to take them under the bar (what CI
+                    runs; none: it says so and exits 0 at once)
   --record          write the run's files into test/mutation/scores.json, keeping the others
                     (with --ignore-static it says so, and how many it set aside per file)
   --force           test every mutant (otherwise results of unchanged code and tests are
@@ -228,23 +320,30 @@ async function main(): Promise<number> {
   const parsed = commandLine(() => readRun(process.argv.slice(2)), answersOf("mutation", usage));
   if (typeof parsed === "number") return parsed;
   const recorded = readSummary();
-  const files =
+  const stale =
     parsed.values.changed === true
-      ? changedSince(recorded?.sources ?? {})
+      ? staleFiles(recorded ?? { sources: {}, killers: {}, files: {} })
+      : undefined;
+  const files =
+    stale !== undefined
+      ? stale.map(({ file }) => file)
       : parsed.positionals.length > 0
         ? parsed.positionals
         : decidingFiles;
   if (files.length === 0) {
-    process.stdout.write("mutation: no deciding file changed since the recorded summary\n");
+    process.stdout.write(
+      "mutation: no deciding file's code changed, nor tests that could take one under the bar\n",
+    );
     return 0;
   }
-  if (parsed.values.changed === true) {
-    process.stdout.write(`mutation: changed since the record: ${files.join(", ")}\n`);
+  for (const { file, why } of stale ?? []) {
+    process.stdout.write(`mutation: ${file} changed since the record: ${why}\n`);
   }
   // A few in-process tests read the built bundles (dist/), which a fresh clone does not have.
   await buildFunctions();
   const { Stryker } = await import("@stryker-mutator/core");
-  const sources = sourceHashes(files); // the code this run reads
+  const sources = sourceHashes(files); // the code this run reads, and the tests it runs
+  const tests = sourceHashes(testFiles());
   if (parsed.values["ignore-static"] === true) process.env.PETSTORE_MUTATION_ISOLATE = "0";
   const started = performance.now();
   // Everything else is Stryker's own config (stryker.config.json).
@@ -278,6 +377,7 @@ async function main(): Promise<number> {
       ignoreStatic: parsed.values["ignore-static"] === true,
       files: inListOrder({ ...recorded?.files, ...scores }),
       sources: inListOrder({ ...recorded?.sources, ...sources }),
+      killers: inListOrder({ ...recorded?.killers, ...killersOf(readReport(), files, tests) }),
     };
     mkdirSync(dirname(scoresFile), { recursive: true });
     writeFileSync(scoresFile, `${JSON.stringify(summary, null, 2)}\n`);

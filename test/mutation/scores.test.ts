@@ -2,7 +2,8 @@
  * The committed mutation summary (test/mutation/scores.json): every deciding file recorded, each
  * at or above the bar. Whether the summary still describes the code is not this suite's question:
  * `npm test` never fails because a deciding file changed. CI answers it by running the mutants of
- * the files whose code differs from the record (`npm run mutation -- --changed`, .ci/run), and the
+ * the files whose code, or whose killing tests, differ from the record enough to matter
+ * (`npm run mutation -- --changed`, .ci/run), and the
  * weekly workflow re-records every file (.github/workflows/mutation.yml).
  */
 import { describe, expect, it } from "vitest";
@@ -16,9 +17,10 @@ describe("every file that decides an answer kills at least 90 % of its mutants",
     expect(scoreProblems(summary?.files ?? {})).toEqual([]);
   });
 
-  it("holds no file that is no longer a deciding file, and the code each was measured on", () => {
+  it("holds no file that is no longer a deciding file, the code each was measured on and its killing tests", () => {
     expect(Object.keys(summary?.files ?? {}).sort()).toEqual([...decidingFiles].sort());
     expect(Object.keys(summary?.sources ?? {}).sort()).toEqual([...decidingFiles].sort());
+    expect(Object.keys(summary?.killers ?? {}).sort()).toEqual([...decidingFiles].sort());
   });
 
   it("names the commit it was last recorded on, its date and the run's wall time", () => {

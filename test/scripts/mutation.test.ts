@@ -4,14 +4,15 @@
  * threshold, with at most 5 % of its mutants disabled as equivalent.
  */
 import { describe, expect, it } from "vitest";
-import type { FileScore } from "../../scripts/mutation.ts";
+import type { FileScore, Killer, Scores } from "../../scripts/mutation.ts";
 import {
-  changedSince,
   codeOf,
   decidingFiles,
+  killersOf,
   scoreFiles,
   scoreProblems,
   sourceHashes,
+  staleFiles,
   threshold,
 } from "../../scripts/mutation.ts";
 
@@ -96,9 +97,63 @@ describe("CI refuses a summary missing a deciding file, below the bar or with to
   });
 });
 
-describe("a summary holds for the code it was measured on, whatever the git history", () => {
-  it("names no file when every deciding file hashes as recorded", () => {
-    expect(changedSince(sourceHashes(decidingFiles))).toEqual([]);
+describe("a summary holds for the code and the killing tests it was measured on", () => {
+  const file = "lib/auth.ts";
+  const killer = "test/lib/auth.test.ts";
+  const other = "test/functions/keyScopes.test.ts";
+  // 100 mutants that count (5 more disabled), 95 killed and 1 timed out: 96 %. Losing 6 kills
+  // leaves exactly the bar, 90 %; losing 7, 89 %.
+  const score: FileScore = {
+    mutants: 105,
+    killed: 95,
+    survived: 4,
+    noCoverage: 0,
+    timedOut: 1,
+    disabled: 5,
+    setAside: 0,
+    score: 96,
+  };
+  const now = sourceHashes([...decidingFiles, killer, other]);
+  const record = (
+    killers: Record<string, Killer>,
+  ): Pick<Scores, "sources" | "killers" | "files"> => ({
+    sources: Object.fromEntries(decidingFiles.map((f) => [f, now[f] ?? ""])),
+    files: Object.fromEntries(decidingFiles.map((f) => [f, score])),
+    killers: Object.fromEntries(decidingFiles.map((f) => [f, f === file ? killers : {}])),
+  });
+  const asNow = (test: string, kills: number): Killer => ({ kills, code: now[test] ?? "" });
+  const changed = (kills: number): Killer => ({ kills, code: "0".repeat(64) });
+
+  it("names no file when every deciding file and every killing test hashes as recorded", () => {
+    const summary = record({ [killer]: asNow(killer, 60), [other]: asNow(other, 32) });
+    expect(staleFiles(summary)).toEqual([]);
+  });
+
+  it("names a file whose killing tests changed enough to take it under the bar, and why", () => {
+    const summary = record({ [killer]: changed(6), [other]: changed(1) });
+    expect(staleFiles(summary)).toEqual([
+      { file, why: `${killer}, ${other} changed, which made 7 of its kills` },
+    ]);
+  });
+
+  it("names it when a killing test file is gone", () => {
+    const summary = record({ "test/lib/gone.test.ts": { kills: 7, code: now[killer] ?? "" } });
+    expect(staleFiles(summary).map((s) => s.file)).toEqual([file]);
+  });
+
+  it("keeps a file that stays at the bar even had every changed test lost all its kills", () => {
+    const summary = record({ [killer]: changed(6), [other]: asNow(other, 80) });
+    expect(staleFiles(summary)).toEqual([]);
+  });
+
+  it("names a file with no record of its killing tests, and one whose code changed", () => {
+    const summary = record({});
+    const killers = Object.fromEntries(Object.entries(summary.killers).filter(([f]) => f !== file));
+    const sources = { ...summary.sources, "lib/scopes.ts": "0".repeat(64) };
+    expect(staleFiles({ ...summary, killers, sources })).toEqual([
+      { file, why: "no record of the tests that killed its mutants" }, // listed before scopes
+      { file: "lib/scopes.ts", why: "its code" },
+    ]);
   });
 
   it("a comment or the layout is not code; a statement, a string or a Stryker directive is", () => {
@@ -128,11 +183,33 @@ describe("a summary holds for the code it was measured on, whatever the git hist
       expect(codeOf(changed)).not.toBe(codeOf(file));
     }
   });
+});
 
-  it("names each deciding file whose code differs from the run's, or that it lacks", () => {
-    const sources = new Map(Object.entries(sourceHashes(decidingFiles)));
-    sources.delete("lib/auth.ts");
-    sources.set("lib/scopes.ts", "0".repeat(64));
-    expect(changedSince(Object.fromEntries(sources))).toEqual(["lib/auth.ts", "lib/scopes.ts"]);
+describe("the killing tests are read from Stryker's report, one kill per mutant per test file", () => {
+  it("counts per test file the mutants its tests killed, by the project's paths", () => {
+    const report = {
+      files: {
+        [`${process.cwd()}/lib/auth.ts`]: {
+          mutants: [
+            { killedBy: ["1"] },
+            { killedBy: ["1", "2"] }, // two tests of one file: one kill for it
+            { killedBy: ["3"] },
+            {}, // survived
+          ],
+        },
+      },
+      testFiles: {
+        "test/lib/auth.test.ts": { tests: [{ id: "1" }, { id: "2" }] },
+        "test/functions/keyScopes.test.ts": { tests: [{ id: "3" }] },
+      },
+    };
+    const tests = { "test/lib/auth.test.ts": "a".repeat(64) };
+    expect(killersOf(report, ["lib/auth.ts", "lib/scopes.ts"], tests)).toEqual({
+      "lib/auth.ts": {
+        "test/functions/keyScopes.test.ts": { kills: 1, code: "" },
+        "test/lib/auth.test.ts": { kills: 2, code: "a".repeat(64) },
+      },
+      "lib/scopes.ts": {},
+    });
   });
 });
