@@ -97,6 +97,17 @@ function exchange(
 }
 
 /**
+ * Whether a request failed on a kept-alive socket the server had closed while this process was
+ * busy (a spawnSync, a starved machine), before the server read anything: Node's documented
+ * remedy (http, request.reusedSocket) is to send it again on a fresh socket. It fails with
+ * ECONNRESET, or with EPIPE when the write came after the close (seen on a starved machine).
+ */
+export function onStaleSocket(error: unknown): boolean {
+  const { reusedSocket, code } = error as { reusedSocket?: boolean; code?: string };
+  return reusedSocket === true && (code === "ECONNRESET" || code === "EPIPE");
+}
+
+/**
  * Sends `call` to the base URL's origin, under its path prefix if any ("https://host/pets/v1"
  * sends "/v1/categories" to "/pets/v1/categories"). The path is joined as text, never through
  * `new URL`, which would read a path starting "//" as a host.
@@ -128,11 +139,7 @@ export async function send(
     try {
       reply = await exchange(request, target, call.body, options.timeoutMs);
     } catch (error) {
-      // Node's documented remedy (http, request.reusedSocket): a kept-alive socket the server
-      // closed while this process was busy (e.g. in a spawnSync) fails at once with ECONNRESET
-      // before the server has read anything. Sent again, the request takes a fresh socket.
-      const { reusedSocket, code } = error as { reusedSocket?: boolean; code?: string };
-      if (!(retriable && reusedSocket === true && code === "ECONNRESET")) throw error;
+      if (!(retriable && onStaleSocket(error))) throw error;
     }
   }
   const text = decodeBody(reply.raw, reply.headers["content-encoding"]);

@@ -6,7 +6,7 @@
  * file keeps to its own tables (`newTable()`, a fresh name each call).
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, afterEach, beforeAll, inject } from "vitest";
 import type { Clock } from "../../lib/clock.ts";
 import { DynamoDb } from "../../lib/dynamodb.ts";
 import type { EmbeddedDynamo, StoreEngine } from "../../local/embeddedDynamo.ts";
@@ -107,6 +107,10 @@ export function useFaultyStore(
       baseDelayMs: 5,
       ...options,
     });
+  });
+  // A rule a failed test did not use up would fault the next test's calls: each test starts clean.
+  afterEach(() => {
+    proxy?.clear();
   });
   afterAll(async () => {
     client?.close();

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import type { Agent } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentFor, send } from "../../../scripts/lib/httpClient.ts";
+import { agentFor, onStaleSocket, send } from "../../../scripts/lib/httpClient.ts";
 
 // Answers with how many connections it has accepted; closes each one 100 ms after an answer,
 // while its Keep-Alive header (5 s) tells the client the socket may be kept.
@@ -72,5 +72,16 @@ describe("a request that meets a kept-alive socket the server has closed", () =>
     const { second } = await afterStaleSocket(agent, "POST");
     await expect(second).rejects.toMatchObject({ code: "ECONNRESET", reusedSocket: true });
     agent.destroy();
+  });
+});
+
+describe("a stale socket is a reused one the server reset, or closed before the write", () => {
+  it.each([
+    [{ code: "ECONNRESET", reusedSocket: true }, true],
+    [{ code: "EPIPE", reusedSocket: true }, true],
+    [{ code: "ECONNRESET", reusedSocket: false }, false], // a fresh socket: the server's answer
+    [{ code: "ECONNREFUSED", reusedSocket: true }, false],
+  ])("%o: %s", (error, stale) => {
+    expect(onStaleSocket(Object.assign(new Error("x"), error))).toBe(stale);
   });
 });
