@@ -154,14 +154,9 @@ export interface Stale {
 }
 
 /**
- * The deciding files whose recorded score the project may no longer earn. By content, not by git
- * history (CI's clone may be shallow or have none):
- * - its code is not the code the score was measured on;
- * - test files that killed its mutants changed or went, and had every one of their kills been
- *   lost the file would be under the threshold. (Kills by unchanged test files are kept, as
- *   Stryker's incremental mode keeps a kill whose culprit test did not change; a helper those
- *   tests import is not followed, as Stryker does not follow it. A change that cannot take the
- *   file under the bar costs CI nothing; the weekly run re-records the exact score.)
+ * The deciding files whose recorded score may no longer hold (docs/testing.md, "CI"): their code
+ * changed, or killing test files changed or went that made enough kills to take them under the
+ * bar. By content, not by git history: CI's clone may be shallow or have none.
  */
 export function staleFiles(summary: Pick<Scores, "sources" | "killers" | "files">): Stale[] {
   const code = sourceHashes(decidingFiles);
