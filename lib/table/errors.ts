@@ -36,19 +36,22 @@ export class TransportError extends Error {
   override readonly name = "TransportError";
 }
 
-const throttlingTypes = new Set([
+const retryableTypes = new Set([
   "ProvisionedThroughputExceededException",
   "ThrottlingException",
   "RequestLimitExceeded",
   "LimitExceededException",
   "InternalServerError",
   "ServiceUnavailable",
+  // A retried transaction (same ClientRequestToken, lib/table/table.ts) whose first attempt the
+  // store is still making: asked again, it answers that attempt's outcome.
+  "TransactionInProgressException",
 ]);
 
 export function isRetryable(error: unknown): boolean {
   if (error instanceof TransportError) return true;
   return (
-    error instanceof DynamoDbError && (error.statusCode >= 500 || throttlingTypes.has(error.type))
+    error instanceof DynamoDbError && (error.statusCode >= 500 || retryableTypes.has(error.type))
   );
 }
 

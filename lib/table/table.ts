@@ -4,6 +4,7 @@
  * layout (lib/table/schema.ts), marshalling (lib/table/item.ts) and expression placeholders are
  * handled once. Calls go through the signed client (lib/dynamodb.ts) with the request's deadline.
  */
+import { randomUUID } from "node:crypto";
 import type { DynamoDb, Item } from "../dynamodb.ts";
 import { DynamoDbError } from "./errors.ts";
 import type { Expression, QuerySpec } from "./expressions.ts";
@@ -141,13 +142,19 @@ export class Table {
    * False, with nothing written, where the store has no transactions: dynalite 4.0.0 answers
    * UnknownOperationException (DynamoDB and DynamoDB Local have them); the caller then writes in
    * an order of its own that is safe to stop at any point.
+   * One ClientRequestToken for every attempt the client makes: an attempt retried after its answer
+   * was lost (a timeout, a reset) is the same transaction to the store, answered as made, not
+   * made again and refused by its own conditions.
    */
   async transactWrite(writes: readonly Write[], deadline: number): Promise<boolean> {
     if (this.#transactions === false) return false;
     try {
       await this.#db.call(
         "TransactWriteItems",
-        { TransactItems: writes.map((write) => this.#transactItem(write)) },
+        {
+          TransactItems: writes.map((write) => this.#transactItem(write)),
+          ClientRequestToken: randomUUID(),
+        },
         deadline,
       );
     } catch (error) {

@@ -91,21 +91,28 @@ export interface FaultyStore extends TestStore {
   readonly client: DynamoDb;
 }
 
-/** The embedded store behind a fault-injecting proxy, for one test file. */
+/** The embedded store (the run's, or `engine` as for useEmbeddedDynamo) behind a fault-injecting proxy, for one test file. */
 export function useFaultyStore(
-  options: { attemptTimeoutMs?: number; maxDelayMs?: number; now?: Clock } = {},
+  options: {
+    engine?: StoreEngine;
+    attemptTimeoutMs?: number;
+    maxDelayMs?: number;
+    now?: Clock;
+  } = {},
 ): FaultyStore {
-  const store = useEmbeddedDynamo();
+  const { engine, ...clientOptions } = options;
+  const store = useEmbeddedDynamo({ ...(engine && { engine }) });
   let proxy: FaultProxy | undefined;
   let client: DynamoDb | undefined;
   beforeAll(async () => {
+    if (engine === "dynamodb-local" && javaMissing) return;
     proxy = await startFaultProxy(store.endpoint);
     client = new DynamoDb({
       region: "local",
       endpoint: proxy.endpoint,
       credentials: () => Promise.resolve({ accessKeyId: "local", secretAccessKey: "local" }),
       baseDelayMs: 5,
-      ...options,
+      ...clientOptions,
     });
   });
   // A rule a failed test did not use up would fault the next test's calls: each test starts clean.

@@ -235,7 +235,7 @@ describe("a failed create withdraws its own write, which may have landed", () =>
       times: Number.POSITIVE_INFINITY,
     });
     await expect(categories.create({ name: "dog" }, "r", Date.now() + 300)).rejects.toThrow();
-    proxy().clear();
+    // The fault stays for the checks: a put the deadline cut short may reach the proxy only now.
     expect(await categories.list(soon())).toEqual([]);
   });
 
@@ -274,7 +274,6 @@ describe("a failed create withdraws its own write, which may have landed", () =>
     await expect(categories.create({ name: "dog" }, "r1", deadline)).rejects.toThrow(
       "DynamoDB PutItem",
     );
-    proxy().clear();
     // The record still tells every list cache to drop the id.
     expect((await withdrawals(table)).map((item) => num(item, "id"))).toEqual([1]);
     expect(await listVersion(table)).toBe(1);
@@ -303,7 +302,7 @@ describe("every put moves the list version past any tag sent while it was in fli
       id,
       name: "dog",
     });
-    proxy().clear();
+    // The fault stays for the checks: a bump the deadline cut short may reach the proxy only now.
     expect(await categories.get(id, soon())).toEqual({ id, name: "dog" });
     expect(await listVersion(table)).toBe(1);
   });

@@ -95,7 +95,7 @@ describe("an error answer names its type after the namespace's '#', its message 
   });
 });
 
-describe("throttling, 5xx and transport faults are retried; DynamoDB's other refusals are not", () => {
+describe("throttling, 5xx, transport faults and a transaction still in progress are retried; DynamoDB's other refusals are not", () => {
   it.each([
     ["ProvisionedThroughputExceededException", 400, true],
     ["ThrottlingException", 400, true],
@@ -106,6 +106,7 @@ describe("throttling, 5xx and transport faults are retried; DynamoDB's other ref
     ["InternalServerError", 400, true],
     ["ServiceUnavailable", 400, true],
     ["Unknown", 500, true],
+    ["TransactionInProgressException", 400, true],
     ["ConditionalCheckFailedException", 400, false],
     ["ValidationException", 400, false],
     ["Unknown", 499, false],

@@ -10,7 +10,7 @@ import { num, text } from "../../../lib/table/item.ts";
 import type { Write } from "../../../lib/table/table.ts";
 import { Table } from "../../../lib/table/table.ts";
 import type { TestStore } from "../../support/dynamo.ts";
-import { javaMissing, soon, useEmbeddedDynamo } from "../../support/dynamo.ts";
+import { javaMissing, soon, useEmbeddedDynamo, useFaultyStore } from "../../support/dynamo.ts";
 import { skipWithout } from "../../support/missingTool.ts";
 import { failureOf } from "../helpers.ts";
 
@@ -44,7 +44,7 @@ async function contents(table: Table, partition: string) {
 
 describe("on a store with transactions (DynamoDB Local), transactWrite makes every write or none", () => {
   skipWithout(javaMissing);
-  const store = useEmbeddedDynamo({ engine: "dynamodb-local" });
+  const store = useFaultyStore({ engine: "dynamodb-local" });
   let tableName = "";
   let table: Table;
   beforeAll(async () => {
@@ -158,6 +158,34 @@ describe("on a store with transactions (DynamoDB Local), transactWrite makes eve
     );
     await expect(attempt).rejects.toMatchObject({ type: "ValidationException" });
     expect(await contents(table, partition)).toEqual([]);
+  });
+
+  it("a transaction retried after its answer was lost is the one made: true, each write once", async () => {
+    const partition = freshPartition();
+    await table.put(at(partition, "b"), { n: 1 }, soon());
+    store.proxy.inject({ fault: "lost_response", operation: "TransactWriteItems", times: 1 });
+    const made = await new Table(store.client, tableName).transactWrite(
+      [
+        {
+          kind: "put",
+          key: at(partition, "a"),
+          fields: { n: 7 },
+          condition: { text: "attribute_not_exists(pk)" },
+        },
+        {
+          kind: "update",
+          key: at(partition, "b"),
+          update: { text: "ADD #n :one", names: { "#n": "n" }, values: { ":one": 1 } },
+        },
+      ],
+      soon(),
+    );
+    expect(made).toBe(true);
+    expect(store.proxy.injected.get("lost_response")).toBe(1);
+    expect(await contents(table, partition)).toEqual([
+      ["a", 7, undefined],
+      ["b", 2, undefined],
+    ]);
   });
 
   it("asks the store for every transaction once it has answered one", async () => {
