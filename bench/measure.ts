@@ -125,11 +125,16 @@ export async function atSize(
   const workloads = workloadsOf(b.plan.listSizes);
   for (const fn of benchFunctions) {
     const first = workloads.find((w) => w.fn === fn) as Workload;
+    // In rounds of one cold process per variant, not five of one variant then five of the next:
+    // the host's noise comes in spells of seconds to minutes (at 128 MB one quiet run slowed the
+    // calibration loop 2.9× more than its share), and a spell must fall on every variant alike.
+    const runs = new Map<Variant, MeasureResult[]>(variants.map((variant) => [variant, []]));
+    for (let i = 0; i < b.plan.coldRuns; i++)
+      for (const variant of variants)
+        runs.get(variant)?.push(await run(b, variant, first, sandbox, exactly(0)));
     for (const variant of variants) {
-      const runs: MeasureResult[] = [];
-      for (let i = 0; i < b.plan.coldRuns; i++)
-        runs.push(await run(b, variant, first, sandbox, exactly(0)));
-      const medianOf = (key: "importMs" | "firstMs") => median(runs.map((r) => r[key]));
+      const ofVariant = runs.get(variant) ?? [];
+      const medianOf = (key: "importMs" | "firstMs") => median(ofVariant.map((r) => r[key]));
       const [importMs, firstMs] = [medianOf("importMs"), medianOf("firstMs")];
       const { bytes: bundleBytes } = bundleOf(b, variant, fn);
       cold.push({ memoryMb, variant, fn, bundleBytes, importMs, firstMs });

@@ -21,7 +21,9 @@ const onlyCalledBy: readonly { readonly routeKey?: string; readonly modules: rea
       modules: [
         /^lib\/idempotency\//,
         /^lib\/repositories\/idempotencyRecords\.ts$/,
+        // A request body, its parser and the place a malformed one stops being JSON.
         /\/@middy\/http-json-body-parser\//,
+        /^lib\/http\/json(Body|Position)\.ts$/,
       ],
     },
     {
