@@ -129,7 +129,7 @@ function costRow(r: Results, workload: string, u: StoreUnits[string]): Cells {
 /** What a person decides from; every figure is in results.json. */
 export function printReport(r: Results): void {
   console.log(`\n${r.mode} run on ${r.machine}, ${r.date}`);
-  // Past 1.5× its share's slowdown the loop lost CPU to the host (a quiet run: 1.1-1.3×), and
+  // Past 1.5× its share's slowdown the loop lost CPU to the host (quiet runs: 1.0-1.4×), and
   // every figure at that size with it; the ratios, measured in the same rounds, less so.
   const slowed = r.calibration.map(
     (c) =>

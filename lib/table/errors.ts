@@ -44,7 +44,7 @@ const retryableTypes = new Set([
   "InternalServerError",
   "ServiceUnavailable",
   // A retried transaction (same ClientRequestToken, lib/table/table.ts) whose first attempt the
-  // store is still making: asked again, it answers that attempt's outcome.
+  // store is still making: asked again once that is done, a made one answers as made.
   "TransactionInProgressException",
 ]);
 
