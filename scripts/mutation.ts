@@ -83,7 +83,8 @@ export interface Killer {
  * What a file's mutants are made from: its code as esbuild prints it (no comments, no layout, no
  * types, none of which Stryker mutates), and each Stryker directive comment with the line after
  * it (they decide which mutants are disabled). So editing a comment or reformatting costs CI no
- * mutants; changing code, or a directive, does.
+ * mutants; changing code, or a directive, does. Printed without whitespace: esbuild's readable
+ * form keeps a comment written inside an array or object literal.
  */
 export function codeOf(source: string): string {
   const lines = source.split("\n");
@@ -92,7 +93,13 @@ export function codeOf(source: string): string {
       ? [`${line.trim()} -> ${(lines[i + 1] ?? "").replace(/\s+/g, "")}`]
       : [],
   );
-  return [transformSync(source, { loader: "ts", format: "esm" }).code, ...directives].join("\n");
+  const { code } = transformSync(source, {
+    loader: "ts",
+    format: "esm",
+    minifyWhitespace: true,
+    legalComments: "none",
+  });
+  return [code, ...directives].join("\n");
 }
 
 /** The SHA-256 (hex) of each file's code (`codeOf`) as it is in the project now; none if gone. */

@@ -183,6 +183,23 @@ describe("a summary holds for the code and the killing tests it was measured on"
       expect(codeOf(changed)).not.toBe(codeOf(file));
     }
   });
+
+  it("a comment inside an array or object literal is not code either", () => {
+    const file = 'export const kinds = new Set([\n  "a",\n  "b",\n]);\nexport const o = { k: 1 };';
+    const commented = [
+      "export const kinds = new Set([",
+      '  "a",',
+      "  // Why b is here.",
+      '  "b",',
+      "]);",
+      "export const o = {",
+      "  /*! kept by a printer that keeps legal comments */",
+      "  k: 1, // one",
+      "};",
+    ].join("\n");
+    expect(codeOf(commented)).toBe(codeOf(file));
+    expect(codeOf(commented.replace('"b"', '"c"'))).not.toBe(codeOf(file));
+  });
 });
 
 describe("the killing tests are read from Stryker's report, one kill per mutant per test file", () => {
