@@ -1,19 +1,19 @@
 /**
- * A minimal DynamoDB JSON-protocol client: SigV4 signing by `aws4`, a keep-alive `node:https`
+ * A minimal DynamoDB JSON-protocol client: SigV4 signing (./sigv4.ts), a keep-alive `node:https`
  * agent, and retries with full-jitter backoff bounded by the request's deadline.
  *
  * Written by hand on purpose: `@aws-sdk/client-dynamodb` costs ~75 ms to import on this machine
- * (bundled and minified), most of a cold start, while `aws4` + the runtime's own `node:https`
+ * (bundled and minified), most of a cold start, while a signer + the runtime's own `node:https`
  * costs ~2 ms. The service makes five kinds of call with flat items, which needs none of the
  * SDK's generality. Everything that talks to the table goes through `call`, so there is one
  * signing path and one retry policy; what each answer means is classified in lib/table/errors.ts.
  */
 import http from "node:http";
 import https from "node:https";
-import aws4 from "aws4";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { StoreUnavailableError } from "./errors.ts";
+import { signPost } from "./sigv4.ts";
 import { isRetryable, readAnswer, TransportError } from "./table/errors.ts";
 
 export interface AwsCredentials {
@@ -140,11 +140,9 @@ export class DynamoDb {
   }
 
   async #send(operation: string, body: string, timeoutMs: number): Promise<unknown> {
-    const signed = aws4.sign(
+    const headers = signPost(
       {
         host: this.#url.host,
-        path: "/",
-        method: "POST",
         service: "dynamodb",
         region: this.#region,
         headers: {
@@ -154,6 +152,7 @@ export class DynamoDb {
         body,
       },
       await this.#credentials(),
+      this.#now(),
     );
     return new Promise((resolve, reject) => {
       const request = this.#request(
@@ -163,7 +162,7 @@ export class DynamoDb {
           port: this.#url.port,
           path: "/",
           method: "POST",
-          headers: signed.headers,
+          headers,
           agent: this.#agent,
         },
         (response) => {

@@ -30,7 +30,7 @@ export const lambdaBundleOptions = {
   platform: "node",
   target: "node24",
   logLevel: "warning",
-  // aws4 is CommonJS and calls require() for node: built-ins (crypto, querystring, url); ESM has
+  // The CommonJS dependencies (the hook's AWS SDK) call require() for node: built-ins; ESM has
   // no require of its own. process.getBuiltinModule, not createRequire from an `import` of
   // node:module: that import builds node:module's namespace and loads its source-map reader on
   // every cold start. Anything but a built-in fails loudly (test/infra/bundles.test.ts runs them).
