@@ -13,14 +13,11 @@ import https from "node:https";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { StoreUnavailableError } from "./errors.ts";
+import type { AwsCredentials } from "./sigv4.ts";
 import { signPost } from "./sigv4.ts";
 import { isRetryable, readAnswer, TransportError } from "./table/errors.ts";
 
-export interface AwsCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
+export type { AwsCredentials } from "./sigv4.ts";
 export type CredentialSource = () => Promise<AwsCredentials>;
 
 export interface AttributeValue {

@@ -11,7 +11,12 @@
  * meeting the import target (docs/performance.md). Off the request path the AWS SDK signs.
  */
 import { createHash, createHmac } from "node:crypto";
-import type { AwsCredentials } from "./dynamodb.ts";
+
+export interface AwsCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
 
 export interface SignedPost {
   /** The endpoint's host, with its port where it is not the default one. */

@@ -6,7 +6,7 @@
 import aws4 from "aws4";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { AwsCredentials } from "../../lib/dynamodb.ts";
+import type { AwsCredentials } from "../../lib/sigv4.ts";
 import { signPost } from "../../lib/sigv4.ts";
 
 interface Case {
