@@ -8,7 +8,9 @@
  * signs any service, query and presigned URL, and that generality is 9.4 KB of each request
  * bundle; measured at full speed on 2026-11-28, importing the create bundle took 6.14 ms with
  * it and 5.15 ms without (median of 12 cold processes), the difference between missing and
- * meeting the import target (docs/performance.md). Off the request path the AWS SDK signs.
+ * meeting the import target (docs/performance.md). Every call to the table is signed here, the
+ * operator's `keys` command and the deploy hook's included; the AWS SDK signs their calls to
+ * other services (STS, Lambda, CodeDeploy).
  */
 import { createHash, createHmac } from "node:crypto";
 
