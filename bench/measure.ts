@@ -25,7 +25,8 @@ type Workload = { id: string; fn: BenchFunction; count: number; br: boolean };
 export type StoreUnits = Record<string, { cold: Units; steady: Units; limiter?: Units }>;
 /** slowdown: wall time over the full core's; wallPerCpu: over the loop's own CPU time. */
 type Loop = Record<"memoryMb" | "share" | "wallMs" | "slowdown" | "wallPerCpu", number>;
-export type Calibration = Loop & { ok: boolean };
+/** slowdownAfter: the loop again after the size's rounds (absent in records before it). */
+export type Calibration = Loop & { ok: boolean; slowdownAfter?: number };
 type Row = { memoryMb: number; variant: Variant; fn: BenchFunction };
 /** importMs and firstMs: medians over the cold processes. */
 export type ColdRow = Row & Record<"bundleBytes" | "importMs" | "firstMs", number>;
@@ -70,17 +71,26 @@ export async function calibrate(
   child: string,
   sandboxes: Sandbox[],
 ): Promise<[number, Calibration[]]> {
-  const loop = (s: Sandbox) => runChild<CalibrateResult>(child, { calibrate: 60_000_000 }, s);
-  const referenceMs = (await loop(fullSpeed)).wallMs;
+  const referenceMs = (await loop(child, fullSpeed)).wallMs;
   const rows: Calibration[] = [];
   for (const sandbox of sandboxes.filter((s) => s.group)) {
     const { memoryMb, share } = sandbox;
-    const { wallMs, cpuMs } = await loop(sandbox);
+    const { wallMs, cpuMs } = await loop(child, sandbox);
     const [slowdown, wallPerCpu] = [wallMs / referenceMs, wallMs / cpuMs];
     rows.push({ memoryMb, share, wallMs, slowdown, wallPerCpu, ok: wallPerCpu >= 0.8 / share });
   }
   return [referenceMs, rows];
 }
+
+/** The loop once more under a size's quota (after its rounds): how much it slows now. */
+export const slowdownNow = async (
+  child: string,
+  sandbox: Sandbox,
+  referenceMs: number,
+): Promise<number> => (await loop(child, sandbox)).wallMs / referenceMs;
+
+const loop = (child: string, s: Sandbox) =>
+  runChild<CalibrateResult>(child, { calibrate: 60_000_000 }, s);
 
 /** Through the proxy: each variant's calls (a cold call, then a warm one) must be ours'. */
 export async function storeUnits(b: Bench): Promise<StoreUnits> {

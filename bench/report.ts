@@ -126,15 +126,22 @@ function costRow(r: Results, workload: string, u: StoreUnits[string]): Cells {
   return cells;
 }
 
+/**
+ * Whether the host took CPU from a size's processes beyond its quota, before or after its rounds:
+ * past 1.5× its share's slowdown (quiet runs: 1.0-1.4×) the loop lost CPU to the host, and every
+ * figure at that size with it; the ratios, measured in the same rounds, less so.
+ */
+export const noisy = (c: Pick<Calibration, "slowdown" | "slowdownAfter" | "share">): boolean =>
+  Math.max(c.slowdown, c.slowdownAfter ?? 0) * c.share > 1.5;
+
 /** What a person decides from; every figure is in results.json. */
 export function printReport(r: Results): void {
   console.log(`\n${r.mode} run on ${r.machine}, ${r.date}`);
-  // Past 1.5× its share's slowdown the loop lost CPU to the host (quiet runs: 1.0-1.4×), and
-  // every figure at that size with it; the ratios, measured in the same rounds, less so.
   const slowed = r.calibration.map(
     (c) =>
-      `${String(c.memoryMb)} MB ${c.slowdown.toFixed(1)}× (${(1 / c.share).toFixed(1)}×)` +
-      (c.slowdown * c.share > 1.5 ? " NOISY HOST" : ""),
+      `${String(c.memoryMb)} MB ${c.slowdown.toFixed(1)}×` +
+      (c.slowdownAfter === undefined ? "" : ` then ${c.slowdownAfter.toFixed(1)}×`) +
+      ` (${(1 / c.share).toFixed(1)}×)${noisy(c) ? " NOISY HOST" : ""}`,
   );
   console.log(
     r.cpuShareEnforced
