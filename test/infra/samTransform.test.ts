@@ -16,6 +16,7 @@ import { cfnLint, cfnLintMissing } from "../support/cfnLint.ts";
 import { skipWithout } from "../support/missingTool.ts";
 import { transformTemplate } from "../support/samTransform.ts";
 import { ofType as templateOfType } from "../support/templateResources.ts";
+import { configurationParameter, configurationSha256 } from "../../scripts/lib/deploy/plan.ts";
 import { rollbackAlarms } from "./rollbackAlarms.ts";
 
 const corsOrigins = "https://a.example,https://b.example";
@@ -190,6 +191,45 @@ describe("after the AWS SAM transform", () => {
       expect(table?.DeletionPolicy).toBe(expected);
       expect(table?.UpdateReplacePolicy).toBe(expected);
     });
+  });
+});
+
+describe("a deploy that changes only a value the functions read publishes new versions", () => {
+  // As npm run deploy gives the parameters: the stage's, and the hash of the ones functions read.
+  const deployed = (changes: Record<string, string>): Record<string, string> => {
+    const parameters = { ...stageConfig("staging").parameters, ...changes };
+    return { ...parameters, [configurationParameter]: configurationSha256(parameters) };
+  };
+  const run = transformTemplate([
+    deployed({}),
+    deployed({ DefaultRateLimit: "77/s" }),
+    deployed({ AlarmThrottles: "11" }),
+  ]);
+  skipWithout(run.missing);
+  /** Per function behind a route, the logical id of the version the deploy would publish. */
+  const versions = (deploy: number): Record<string, string | undefined> => {
+    const ids = Object.entries(run.transformed?.[deploy]?.Resources ?? {})
+      .filter(([, resource]) => resource.Type === "AWS::Lambda::Version")
+      .map(([id]) => id);
+    return Object.fromEntries(
+      servedFunctions().map(({ logicalId }) => [
+        logicalId,
+        ids.find((id) => id.startsWith(`${logicalId}Version`)),
+      ]),
+    );
+  };
+
+  it("a rate limit changed alone: every function behind a route publishes a new version", () => {
+    expect(run.error).toBeUndefined();
+    const [before, after] = [versions(0), versions(1)];
+    for (const [id, version] of Object.entries(before)) {
+      expect(version, id).toBeDefined();
+      expect(after[id], id).not.toBe(version);
+    }
+  });
+
+  it("an alarm threshold changed alone: no new version, so no deployment", () => {
+    expect(versions(2)).toEqual(versions(0));
   });
 });
 

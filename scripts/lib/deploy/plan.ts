@@ -2,8 +2,10 @@
  * What `npm run deploy` is asked to do (the command line, read into a Plan), the refusals that
  * come before anything runs, and the `sam deploy` arguments for a stage.
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { functionsOf, templatePath } from "../../../local/template.ts";
+import type { Template } from "../../../local/template.ts";
+import { functionsOf, loadTemplate, templatePath } from "../../../local/template.ts";
 import type { Release } from "../../release.ts";
 import type { StageConfig } from "../../stages.ts";
 import { samconfigPath, stageConfig, stages } from "../../stages.ts";
@@ -36,11 +38,17 @@ export interface Plan {
   readonly printRole: boolean;
 }
 
-/** The `sam deploy` arguments for a stage. Paths are absolute: see infra/samconfig.toml. */
+/**
+ * The `sam deploy` arguments for a stage. Paths are absolute: see infra/samconfig.toml. The
+ * stage's parameters are given again on the command line (which replaces samconfig's list), with
+ * the hash that publishes new versions when only a value the functions read changed.
+ */
 export function samDeployArgs(
   stage: string,
   options: { yes: boolean; tags?: string; samconfig?: string },
 ): string[] {
+  const { parameters } = stageConfig(stage, options.samconfig ?? samconfigPath);
+  const overrides = { ...parameters, [configurationParameter]: configurationSha256(parameters) };
   return [
     "deploy",
     "--config-file",
@@ -49,9 +57,63 @@ export function samDeployArgs(
     stage,
     "--template-file",
     templatePath,
+    "--parameter-overrides",
+    Object.entries(overrides)
+      .map(([name, value]) => `${name}="${value.replace(/["\\]/g, "\\$&")}"`)
+      .join(" "),
     ...(options.tags === undefined ? [] : ["--tags", options.tags]),
     ...(options.yes ? ["--no-confirm-changeset"] : []),
   ];
+}
+
+/** The template parameter each function behind a route takes as its AutoPublishCodeSha256. */
+export const configurationParameter = "FunctionConfigurationSha256";
+
+/**
+ * The template parameters a function's configuration reads: a `Ref`, or `${Name}` in a `Sub`,
+ * in Globals' function properties or a function's own (the hash's own parameter aside; its
+ * DeploymentPreference and Events are how SAM deploys it and routes to it, not configuration).
+ */
+export function functionParameters(template: Template = loadTemplate()): string[] {
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      // How SAM deploys and routes to the function, not the function's configuration.
+      if (key === "DeploymentPreference" || key === "Events") continue;
+      if (key === "Ref" && typeof value === "string") names.add(value);
+      const text: unknown = key === "Fn::Sub" && Array.isArray(value) ? value[0] : value;
+      if (key === "Fn::Sub" && typeof text === "string")
+        for (const [, name = ""] of text.matchAll(/\$\{(\w+)\}/g)) names.add(name);
+      visit(value);
+    }
+  };
+  visit(template.Globals?.Function);
+  for (const resource of Object.values(template.Resources))
+    if (resource.Type === "AWS::Serverless::Function") visit(resource.Properties);
+  const declared = Object.keys(template.Parameters ?? {});
+  return [...names].filter((n) => declared.includes(n) && n !== configurationParameter).sort();
+}
+
+/**
+ * The SHA-256 of the values (a parameter not given: its Default) of the parameters the
+ * functions read. SAM names a function's version after its code and its environment as written,
+ * `!Ref` and all, not after the values (aws/serverless-application-model#1640): a deploy that
+ * changed only a value would publish no version, and `live` would keep the old one.
+ */
+export function configurationSha256(
+  parameters: Readonly<Record<string, string>>,
+  template: Template = loadTemplate(),
+): string {
+  const defaultOf = (name: string): string => {
+    const fallback = template.Parameters?.[name]?.Default;
+    return typeof fallback === "string" || typeof fallback === "number" ? String(fallback) : "";
+  };
+  const values = functionParameters(template).map((name) => [
+    name,
+    parameters[name] ?? defaultOf(name),
+  ]);
+  return createHash("sha256").update(JSON.stringify(values)).digest("hex");
 }
 
 /** The command line as a Plan, or the exit code when it is --help (0) or a mistake (2). */

@@ -9,6 +9,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { templatePath } from "../../../local/template.ts";
+import { samDeployArgs } from "../../../scripts/deploy.ts";
+import { shellQuote } from "../../../scripts/process.ts";
 import { samconfigPath } from "../../../scripts/stages.ts";
 import { binDir, runDeploy, sha, version } from "../../support/deployStandIns.ts";
 import { scratchDir } from "../../support/scratchDir.ts";
@@ -20,11 +22,16 @@ describe.skipIf(process.platform === "win32")("npm run deploy (as a command)", (
     const bin = binDir(scratch, { sam: true, aws: true }).dir;
     const { code, out } = runDeploy(["staging", "--dry-run", "--no-smoke"], bin);
     expect(code).toBe(2); // the committed placeholders: see preflight.test.ts
+    const args = samDeployArgs("staging", { yes: false });
+    const overrides = args[args.indexOf("--parameter-overrides") + 1] ?? "";
+    expect(overrides).toMatch(/ FunctionConfigurationSha256="[0-9a-f]{64}"$/);
     const command = [
       "sam deploy",
       `--config-file ${samconfigPath}`,
       "--config-env staging",
       `--template-file ${templatePath}`,
+      // What the overrides hold: helpers.test.ts.
+      `--parameter-overrides ${shellQuote(overrides)}`,
       `--tags 'project="petstore" stage="staging" commit="${sha}" version="${version}"'`,
     ].join(" ");
     expect(out).toContain(`would run: ${command}\n`);

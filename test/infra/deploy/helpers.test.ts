@@ -7,6 +7,8 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../../local/template.ts";
 import { samDeployArgs } from "../../../scripts/deploy.ts";
+import { configurationParameter, configurationSha256 } from "../../../scripts/lib/deploy/plan.ts";
+import { parseParameterOverrides, stageConfig } from "../../../scripts/stages.ts";
 import { shellQuote, which } from "../../../scripts/process.ts";
 import { binDir } from "../../support/deployStandIns.ts";
 import { scratchDir } from "../../support/scratchDir.ts";
@@ -23,6 +25,22 @@ describe("deploy helpers", () => {
     expect(existsSync(after("--template-file"))).toBe(true);
     // The template's CodeUri (../dist/...) is relative to the template's folder.
     expect(readFileSync(after("--template-file"), "utf8")).toContain("CodeUri: ../dist/");
+  });
+
+  it("gives sam the stage's parameters again, with the hash of the ones the functions read", () => {
+    const args = samDeployArgs("staging", { yes: false });
+    const given = parseParameterOverrides(args[args.indexOf("--parameter-overrides") + 1] ?? "");
+    const { parameters } = stageConfig("staging");
+    expect(given).toEqual({
+      ...parameters,
+      [configurationParameter]: configurationSha256(parameters),
+    });
+    // A value the functions read changes the hash; one they do not (an alarm's) leaves it.
+    const hash = (changes: Record<string, string>) =>
+      configurationSha256({ ...parameters, ...changes });
+    expect(hash({ AllowLegacyCredentials: "false" })).not.toBe(hash({}));
+    expect(hash({ PetsSunsetAt: "2027-01-01T00:00:00Z" })).not.toBe(hash({}));
+    expect(hash({ AlarmThrottles: "11", DeploymentType: "AllAtOnce" })).toBe(hash({}));
   });
 
   it("quotes for a POSIX shell only what needs it", () => {
