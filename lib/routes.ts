@@ -26,16 +26,38 @@ export type FallbackDecision =
     };
 
 /**
- * A request reaches the fallback with a method its path allows only when API Gateway could not
- * route it (a path whose escapes do not decode, such as `/v1/pets/%ff`): that is no such route.
+ * 404, or 405 with the methods the path is served with, for a request's raw path matched as API
+ * Gateway matches routes: decoded once (`/v1/%63ategories` is `/v1/categories`). A path whose
+ * escapes do not decode (`/v1/pets/%ff`) matches no route, whatever the method: 404.
  */
-export function decideFallback(routes: RouteTable, path: string, method: string): FallbackDecision {
+export function decideFallback(
+  routes: RouteTable,
+  rawPath: string,
+  method: string,
+): FallbackDecision {
+  const path = decodedPath(rawPath);
+  if (path === undefined) return { kind: "not_found" };
   for (const [pattern, methods] of Object.entries(routes)) {
     if (pathMatches(pattern, path) && !methods.includes(method)) {
       return { kind: "method_not_allowed", path: pattern, allow: methods };
     }
   }
   return { kind: "not_found" };
+}
+
+/** The path percent-decoded once, as API Gateway matches routes on it; undefined if it cannot be. */
+export function decodedPath(rawPath: string): string | undefined {
+  if (!rawPath.startsWith("/")) return undefined;
+  return percentDecoded(rawPath);
+}
+
+/** Text percent-decoded once; undefined when its escapes are not UTF-8. */
+export function percentDecoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `{name}` matches one non-empty path segment, as in API Gateway route keys. */

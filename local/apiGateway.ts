@@ -12,7 +12,8 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
-import { decodedPath, gatewayEvent } from "../lib/http/gatewayEvent.ts";
+import { gatewayEvent } from "../lib/http/gatewayEvent.ts";
+import { decodedPath } from "../lib/routes.ts";
 
 /** API Gateway passes these as text; anything else (or no Content-Type) arrives base64-encoded. */
 function isTextMediaType(contentType: string | undefined): boolean {

@@ -6,6 +6,7 @@
  * body) is the caller's.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { decodedPath, percentDecoded } from "../routes.ts";
 
 export interface GatewayRequest {
   readonly method: string;
@@ -68,20 +69,6 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
   };
 }
 
-/** The path percent-decoded once, as API Gateway matches routes on it; undefined if it cannot be. */
-export function decodedPath(rawPath: string): string | undefined {
-  if (!rawPath.startsWith("/")) return undefined;
-  return decoded(rawPath);
-}
-
-function decoded(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The route's `{name}` segments from the once-decoded path. API Gateway decodes a parameter's
  * value once more before handing it over (so `%252F` arrives as `/`); a value that does not
@@ -96,7 +83,7 @@ function pathParametersOf(routeKey: string, rawPath: string): Record<string, str
   pattern.split("/").forEach((segment, index) => {
     const match = /^\{([^}]+)\}$/.exec(segment);
     const value = values[index] ?? "";
-    if (match?.[1]) parameters[match[1]] = decoded(value) ?? value;
+    if (match?.[1]) parameters[match[1]] = percentDecoded(value) ?? value;
   });
   return Object.keys(parameters).length > 0 ? parameters : undefined;
 }

@@ -37,13 +37,20 @@ describe("a path is matched as sent: `//x/v1/categories` is no route of the temp
   it("a percent-encoded spelling of a route is that route (the gateway decodes before matching)", async () => {
     expect((await get("/v1/categ%6Fries")).status).toBe(200);
   });
+
+  it("and so is it for the 405 of another method, with the route's Allow", async () => {
+    const answer = await exactly(url, { method: "DELETE", path: "/v1/categ%6Fries", key });
+    expect(answer).toBeApiError(405, "method_not_allowed");
+    expect(answer.headers.allow).toBe("GET, POST");
+  });
 });
 
 describe("a path parameter whose escapes do not decode matches no route: 404, never a bare 500", () => {
   it.each(["/v1/pets/%ff", "/v1/pets/%zz", "/v1/pets/%E0%A4%A", "/v1/categories%"])(
-    "GET %s",
+    "GET and DELETE %s",
     async (path) => {
       expect(await get(path)).toBeApiError(404, "not_found");
+      expect(await exactly(url, { method: "DELETE", path, key })).toBeApiError(404, "not_found");
     },
   );
 

@@ -36,11 +36,13 @@ describe("a path parameter matches exactly one non-empty segment, and only when 
 });
 
 describe("known path with another method is 405 with Allow; anything else is 404", () => {
+  // The raw path, decoded once as API Gateway decodes it to match routes (docs/contract.md).
   it.each([
     ["/v1/categories", "PUT", "/v1/categories", ["GET", "POST"]],
     ["/v1/categories", "DELETE", "/v1/categories", ["GET", "POST"]],
+    ["/v1/%63ategorie%73", "DELETE", "/v1/categories", ["GET", "POST"]],
+    ["/v1/store%2Forders", "DELETE", "/v1/store/orders", ["GET"]],
     ["/v1/pets/12", "DELETE", "/v1/pets/{petId}", ["GET"]],
-    ["/v1/pets/%ff", "DELETE", "/v1/pets/{petId}", ["GET"]],
   ])("%s %s → 405, the methods %s serves", (path, method, pattern, allow) => {
     expect(decideFallback(routes, path, method)).toEqual({
       kind: "method_not_allowed",
@@ -49,8 +51,8 @@ describe("known path with another method is 405 with Allow; anything else is 404
     });
   });
 
-  // The last three: a method its path serves reaches the fallback only when API Gateway could
-  // not route it.
+  // A path whose escapes do not decode, or that decodes to no route, is 404 whatever the method
+  // (its GET reaches the fallback too: API Gateway could not route it).
   it.each([
     ...["/", "/v1", "/v2/categories", "/categories", "/v1/categories/1", "/v1/pets"].map((path) => [
       path,
@@ -59,6 +61,10 @@ describe("known path with another method is 405 with Allow; anything else is 404
     ["/v1/categories", "GET"],
     ["/v1/categories", "POST"],
     ["/v1/pets/%ff", "GET"],
+    ["/v1/pets/%ff", "DELETE"],
+    ["/v1/pets/a%2Fb", "DELETE"],
+    ["/v1/%2563ategories", "DELETE"],
+    ["v1/categories", "DELETE"],
   ])("%s %s → 404", (path, method) => {
     expect(decideFallback(routes, path, method)).toEqual({ kind: "not_found" });
   });

@@ -24,9 +24,15 @@ export function assertMatchesOpenApi(response: ObservedResponse): void {
   const requestPath = response.path.split("?", 1)[0] ?? "";
   const where = `${method} ${requestPath}`;
   const paths = asObject(document.paths, "paths");
-  const relative = requestPath.startsWith(`${basePath}/`)
-    ? requestPath.slice(basePath.length)
-    : undefined;
+  // Matched as API Gateway matches routes: on the path decoded once; one whose escapes do not
+  // decode is no path of the document.
+  let decoded: string | undefined;
+  try {
+    decoded = decodeURIComponent(requestPath);
+  } catch {
+    decoded = undefined;
+  }
+  const relative = decoded?.startsWith(`${basePath}/`) ? decoded.slice(basePath.length) : undefined;
   const template =
     relative === undefined
       ? undefined

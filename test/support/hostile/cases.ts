@@ -110,7 +110,21 @@ const servedRoutes = new Set([...routesOf().keys()].filter((routeKey) => routeKe
  * Each served path as a pattern, with the methods served there in the template's order (the
  * `Allow` of a 405): matched here independently of lib/routes.ts.
  */
-export const knownPaths: readonly { readonly pattern: RegExp; readonly allow: string }[] = [
+/**
+ * The served path a raw path is, as API Gateway matches routes (decoded once; one whose escapes
+ * do not decode is none), with the methods it is served with.
+ */
+export function knownPathOf(rawPath: string): { readonly allow: string } | undefined {
+  let path: string;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    return undefined;
+  }
+  return knownPaths.find(({ pattern }) => pattern.test(path));
+}
+
+const knownPaths: readonly { readonly pattern: RegExp; readonly allow: string }[] = [
   ...Map.groupBy([...servedRoutes], (routeKey) => routeKey.split(" ")[1] ?? "").entries(),
 ].map(([path, routeKeys]) => ({
   pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
@@ -191,12 +205,11 @@ export function fallbackCaseArb(key: string): fc.Arbitrary<FallbackCase> {
       return input;
     })
     .filter((input) => {
-      if (input.route !== "$default") return true;
-      // API Gateway routes a served method on a served path to its function, never to $default.
-      return !knownPaths.some(
-        ({ pattern, allow }) =>
-          pattern.test(input.path) && allow.split(", ").includes(input.method),
-      );
+      // API Gateway routes a served method on a served path to its function, never to $default,
+      // and a path that does not decode to a served one never to a named route.
+      if (input.route !== "$default") return knownPathOf(input.path) !== undefined;
+      const known = knownPathOf(input.path);
+      return !known?.allow.split(", ").includes(input.method);
     });
 }
 
