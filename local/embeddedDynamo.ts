@@ -13,6 +13,7 @@ import { DynamoDb } from "../lib/dynamodb.ts";
 import { DynamoDbError } from "../lib/table/errors.ts";
 import { startDynamodbLocal } from "./dynamodbLocal.ts";
 import { SetupError } from "./setupError.ts";
+import { assertStoreFree } from "./storeLock.ts";
 import { tableOf } from "./template.ts";
 
 type DynaliteFactory = (options: { path?: string; createTableMs?: number }) => Server;
@@ -41,11 +42,22 @@ export function storeEngineOf(env: NodeJS.ProcessEnv = process.env): StoreEngine
   return engine;
 }
 
+/** Where an engine keeps its store when DATA_DIR does not say (npm start, npm run keys). */
+export const defaultDataDir = (engine: StoreEngine): string =>
+  engine === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
+
+/**
+ * An embedded store, in memory or persisted in `dataDir`. A dynalite folder another process
+ * holds is refused first (StoreLockedError), before dynalite fails on it outside any handler.
+ */
 export async function startEmbeddedDynamo(
   options: { dataDir?: string; engine?: StoreEngine } = {},
 ): Promise<EmbeddedDynamo> {
+  const engine = options.engine ?? storeEngineOf();
+  // The lock check opens dynalite's LevelDB folder; DynamoDB Local keeps a SQLite file there.
+  if (options.dataDir && engine === "dynalite") await assertStoreFree(options.dataDir);
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  if ((options.engine ?? storeEngineOf()) === "dynamodb-local") {
+  if (engine === "dynamodb-local") {
     const dynamo = await startDynamodbLocal(options);
     return warmUp(dynamo);
   }

@@ -10,6 +10,7 @@ import { relative, resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { KeyEventStore } from "../lib/repositories/keyEvents.ts";
 import type { DynamoDb } from "../lib/dynamodb.ts";
+import type { StoreEngine } from "./embeddedDynamo.ts";
 import { ensureTable, localClient, startEmbeddedDynamo } from "./embeddedDynamo.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
 
@@ -107,8 +108,9 @@ export interface LocalStore {
 export async function openLocalStore(options: {
   readonly dataDir: string;
   readonly endpoint?: string | undefined;
+  readonly engine?: StoreEngine;
 }): Promise<LocalStore> {
-  const { dataDir, endpoint } = options;
+  const { dataDir, endpoint, engine } = options;
   const table = `table ${localTableName}`;
   if (endpoint) {
     await assertStoreReachable(endpoint);
@@ -134,7 +136,7 @@ export async function openLocalStore(options: {
       db.close(); // a stale file from a server that did not stop cleanly: open the folder here
     }
   }
-  const dynamo = await startEmbeddedDynamo({ dataDir });
+  const dynamo = await startEmbeddedDynamo({ dataDir, ...(engine && { engine }) });
   const db = localClient(dynamo.endpoint);
   await ensureTable(db, localTableName);
   return storeOf(db, `the store of ${folder}, ${table}`, () => dynamo.close());

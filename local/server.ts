@@ -24,7 +24,6 @@ import {
 import { ApiKeyStore } from "../lib/repositories/apiKeys.ts";
 import { quietFunctionOutput, requestLine } from "./requestLines.ts";
 import type { LogFormat } from "./requestLines.ts";
-import { assertStoreFree } from "./storeLock.ts";
 import { assertStoreReachable } from "./storeCheck.ts";
 import { servedFunctions, templateFunctionEnv } from "./template.ts";
 
@@ -154,11 +153,10 @@ export async function openStore(options: LocalServerOptions): Promise<EmbeddedDy
     return { endpoint: options.dynamoEndpoint, close: () => Promise.resolve() };
   }
   const engine = options.engine ?? storeEngineOf();
-  if (!options.dataDir) return startEmbeddedDynamo({ engine });
-  const dataDir = resolve(options.dataDir);
-  // The lock check opens dynalite's LevelDB folder; DynamoDB Local keeps a SQLite file there.
-  if (engine === "dynalite") await assertStoreFree(dataDir);
-  return startEmbeddedDynamo({ dataDir, engine });
+  return startEmbeddedDynamo({
+    engine,
+    ...(options.dataDir && { dataDir: resolve(options.dataDir) }),
+  });
 }
 
 async function prepareStore(endpoint: string, options: LocalServerOptions): Promise<LocalKey> {

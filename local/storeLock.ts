@@ -28,7 +28,7 @@ export async function assertStoreFree(dataDir: string): Promise<void> {
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
     if (cause?.code === "LEVEL_LOCKED")
-      throw new StoreLockedError(`another server holds the store in ${dataDir}`);
+      throw new StoreLockedError(`another server (or keys command) holds the store in ${dataDir}`);
     throw error;
   }
   await db.close();

@@ -96,10 +96,22 @@ export function functionBuilds(): { name: string; outfile: string; options: Buil
   });
 }
 
+/** A bundle did not build: esbuild has printed its errors (logLevel "warning") already. */
+export class BuildError extends Error {
+  override readonly name = "BuildError";
+}
+
 export async function buildFunctions(): Promise<{ name: string; bytes: number }[]> {
   const results = [];
   for (const { name, outfile, options } of functionBuilds()) {
-    const result = await build(options);
+    const result = await build(options).catch((error: unknown) => {
+      // esbuild's BuildFailure carries the errors it printed.
+      if (!(error instanceof Error && "errors" in error)) throw error;
+      throw new BuildError(
+        `dist/${name} did not build (esbuild's errors above): fix them, then run it again`,
+        { cause: error },
+      );
+    });
     const output = result.metafile?.outputs[relative(process.cwd(), outfile)];
     results.push({ name, bytes: output?.bytes ?? 0 });
   }
@@ -127,9 +139,20 @@ export function bundleIsStale(spec: FunctionSpec): boolean {
 const usage = `usage: npm run build
   one minified ESM bundle per function of infra/template.yaml: dist/<function>/index.mjs + map`;
 
+/** buildFunctions for a command: a failed build ends it with one line (exit 1), no stack. */
+export async function buildOrExit(script: string): Promise<{ name: string; bytes: number }[]> {
+  try {
+    return await buildFunctions();
+  } catch (error) {
+    if (!(error instanceof BuildError)) throw error;
+    process.stderr.write(`${script}: ${error.message}\n`);
+    process.exit(1);
+  }
+}
+
 if (import.meta.main) {
   optionsOrExit("build", usage, process.argv.slice(2), {});
-  for (const { name, bytes } of await buildFunctions()) {
+  for (const { name, bytes } of await buildOrExit("build")) {
     console.log(`dist/${name}/index.mjs  ${(bytes / 1024).toFixed(1)} KiB`);
   }
 }

@@ -27,7 +27,7 @@ import { localTableName } from "../local/localKeys.ts";
 import { openStore } from "../local/server.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import { functionsOf } from "../local/template.ts";
-import { buildFunctions, bundleIsStale } from "./build.ts";
+import { buildOrExit, bundleIsStale } from "./build.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 
 const functions = functionsOf();
@@ -160,7 +160,7 @@ async function main(): Promise<Outcome> {
   const read = commandLine(readCommandLine, answersOf("invoke", usage));
   if (typeof read === "number") process.exit(read);
   const { spec, event, seed, warm } = read;
-  if (bundleIsStale(spec)) await buildFunctions();
+  if (bundleIsStale(spec)) await buildOrExit("invoke");
   const external = process.env.DYNAMODB_ENDPOINT || undefined;
   let dynamo;
   try {

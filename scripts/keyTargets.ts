@@ -15,12 +15,13 @@ import { DynamoDb } from "../lib/dynamodb.ts";
 import { DynamoDbError } from "../lib/table/errors.ts";
 import type { AwsCredentials } from "../lib/dynamodb.ts";
 import { StoreUnavailableError } from "../lib/errors.ts";
+import { defaultDataDir, storeEngineOf } from "../local/embeddedDynamo.ts";
 import { localOperator, openLocalStore } from "../local/localKeys.ts";
 import type { LocalStore } from "../local/localKeys.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
 import { StoreEndpointError, storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
 import { projectRoot } from "../local/template.ts";
-import { stageRegion } from "./stages.ts";
+import { SettingsError, stageRegion } from "./stages.ts";
 
 export interface Target extends LocalStore {
   /** The stage a new key names (lib/keyFormat.ts). */
@@ -44,12 +45,14 @@ export const stageBudgetMs = 5000;
 
 /**
  * The local store, chosen exactly as `npm start` chooses it: DYNAMODB_ENDPOINT when set (a URL,
- * answering within 3 s), else the data folder (DATA_DIR, default .data/dynamodb).
+ * answering within 3 s), else the data folder of PETSTORE_STORE's engine (DATA_DIR, default
+ * .data/dynamodb, or .data/dynamodb-local for DynamoDB Local).
  */
 export async function localTarget(env: NodeJS.ProcessEnv): Promise<Target> {
-  const dataDir = resolve(projectRoot, env.DATA_DIR ?? ".data/dynamodb");
   try {
-    const store = await openLocalStore({ dataDir, endpoint: storeEndpointOf(env) });
+    const engine = storeEngineOf(env);
+    const dataDir = resolve(projectRoot, env.DATA_DIR ?? defaultDataDir(engine));
+    const store = await openLocalStore({ dataDir, endpoint: storeEndpointOf(env), engine });
     return {
       ...store,
       keyStage: "local",
@@ -173,9 +176,9 @@ function noCredentials(stage: string, why: string): string {
 
 /** What to tell the operator when a call to a stage's table fails. */
 export function explainStageFailure(error: unknown, stage: string): string | undefined {
+  if (error instanceof KeysTargetError || error instanceof SettingsError) return error.message;
   const region = stageRegion(stage);
   const table = `petstore-${stage}`;
-  if (error instanceof KeysTargetError) return error.message;
   if (error instanceof StoreUnavailableError)
     return `DynamoDB in ${region} did not answer within ${stageBudgetMs / 1000} s: check your network (and any proxy), and the region in infra/samconfig.toml`;
   if (!(error instanceof DynamoDbError)) return undefined;

@@ -20,7 +20,7 @@ import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args
 import { printCheck, runChecks } from "./lib/smoke/checks.ts";
 import { samInstall } from "./lib/deploy/preflight.ts";
 import { unreachable } from "./lib/smoke/reach.ts";
-import { stackOutput, stageConfig, stages } from "./stages.ts";
+import { SettingsError, stackOutput, stageConfig, stages } from "./stages.ts";
 import { capture, which } from "./process.ts";
 
 /** What each way of stopping exits with; --help and docs/deploying.md ("Smoke test") list them. */
@@ -111,7 +111,15 @@ async function main(argv: string[]): Promise<number> {
       );
       return exitCodes.noSamCli;
     }
-    const found = await stackOutput(stageConfig(invocation.stage), "BaseUrl", capture);
+    let config;
+    try {
+      config = stageConfig(invocation.stage);
+    } catch (error) {
+      if (!(error instanceof SettingsError)) throw error;
+      console.error(`smoke: ${error.message}`);
+      return exitCodes.usage;
+    }
+    const found = await stackOutput(config, "BaseUrl", capture);
     if (!found.ok) {
       console.error(`smoke: ${found.message}`);
       return exitCodes.noBaseUrl;

@@ -13,6 +13,14 @@ export const samconfigPath = resolve(projectRoot, "infra/samconfig.toml");
 
 export type SamconfigValue = string | number | boolean;
 
+/**
+ * infra/samconfig.toml cannot be read as the stages' settings (bad TOML, a missing section or
+ * key, parameter_overrides SAM could not read): the commands say it in one line and exit 2.
+ */
+export class SettingsError extends Error {
+  override readonly name = "SettingsError";
+}
+
 export interface StageConfig {
   readonly stage: string;
   readonly stackName: string;
@@ -26,11 +34,11 @@ export interface StageConfig {
 /** A stage's `[<stage>.deploy.parameters]` from samconfig.toml; throws when it is incomplete. */
 export function stageConfig(stage: string, path = samconfigPath): StageConfig {
   const deploy = readSamconfig(path)[`${stage}.deploy.parameters`];
-  if (!deploy) throw new Error(`${path} has no [${stage}.deploy.parameters] section`);
+  if (!deploy) throw new SettingsError(`${path} has no [${stage}.deploy.parameters] section`);
   const text = (key: string): string => {
     const value = deploy[key];
     if (typeof value !== "string" || value === "") {
-      throw new Error(`${path}: [${stage}.deploy.parameters] needs ${key} = "..."`);
+      throw new SettingsError(`${path}: [${stage}.deploy.parameters] needs ${key} = "..."`);
     }
     return value;
   };
@@ -68,9 +76,9 @@ export function parseSamconfig(
   try {
     document = parse(source);
   } catch (error) {
-    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
+    // smol-toml's message goes on to quote the line: the first line says what and where.
+    const what = (error instanceof Error ? error.message : String(error)).split("\n", 1)[0];
+    throw new SettingsError(`${name}: ${what ?? ""}`, { cause: error });
   }
   const tables: Record<string, Record<string, SamconfigValue>> = {};
   const visit = (table: TomlTable, path: string): void => {
@@ -81,7 +89,7 @@ export function parseSamconfig(
       else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
         values[key] = value;
       else
-        throw new Error(
+        throw new SettingsError(
           `${name}: ${at} has an unsupported value (use a string, number or boolean)`,
         );
     }
@@ -110,10 +118,10 @@ export function parseParameterOverrides(text: string): Record<string, string> {
     const match = pair.exec(text);
     if (!match) {
       if (text.slice(position).trim() === "") break;
-      throw new Error(`cannot read parameter_overrides from: ${text.slice(position)}`);
+      throw new SettingsError(`cannot read parameter_overrides from: ${text.slice(position)}`);
     }
     const [, name = "", raw = ""] = match;
-    if (name in parameters) throw new Error(`parameter_overrides gives ${name} twice`);
+    if (name in parameters) throw new SettingsError(`parameter_overrides gives ${name} twice`);
     parameters[name] = raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, "$1") : raw;
     position = pair.lastIndex;
   }

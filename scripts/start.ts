@@ -16,14 +16,14 @@
  */
 import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
-import { storeEngineOf } from "../local/embeddedDynamo.ts";
+import { defaultDataDir, storeEngineOf } from "../local/embeddedDynamo.ts";
 import { parseParameterOverrides, projectRoot, TemplateParameterError } from "../local/template.ts";
 import type { LocalServer, LocalServerOptions } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
 import { logFormatOf } from "../local/requestLines.ts";
 import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
-import { buildFunctions } from "./build.ts";
+import { buildOrExit } from "./build.ts";
 import { optionsOrExit } from "./lib/args.ts";
 
 /** The command a message names: `npm start`, or `dev` for `npm run dev` (scripts/dev.ts). */
@@ -156,13 +156,15 @@ function settings(
   const endpoint = orRefuse(() => storeEndpointOf(env));
   const inMemory = flags.memory;
   const engine = flags["dynamodb-local"] ? "dynamodb-local" : orRefuse(() => storeEngineOf(env));
-  const dataFolder = engine === "dynamodb-local" ? ".data/dynamodb-local" : ".data/dynamodb";
   return {
     engine,
     port,
     host: env.HOST ?? "127.0.0.1",
     dynamoEndpoint: endpoint,
-    dataDir: inMemory || endpoint ? undefined : resolve(projectRoot, env.DATA_DIR ?? dataFolder),
+    dataDir:
+      inMemory || endpoint
+        ? undefined
+        : resolve(projectRoot, env.DATA_DIR ?? defaultDataDir(engine)),
     apiKey: fixedKey,
     requestTimeoutMs: timeout,
     parameterOverrides: parameterOverrides(overrides),
@@ -237,7 +239,7 @@ export function stopOnSignals(
 
 if (import.meta.main) {
   const settings = readStart("npm start", process.argv.slice(2));
-  if (settings.build) await buildFunctions();
+  if (settings.build) await buildOrExit("npm start");
   const server = await startFromCommandLine(settings);
   process.stderr.write(banner(server));
   stopOnSignals(server);

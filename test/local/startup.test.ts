@@ -3,14 +3,14 @@
  * folder has its own endpoint file, and the server never writes the global process.env.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { endpointFile } from "../../local/localKeys.ts";
 import { startLocalServer } from "../../local/server.ts";
 import { functionsOf, projectRoot } from "../../local/template.ts";
 import { listCategories } from "../support/client.ts";
-import { issueKey } from "../support/keysCli.ts";
+import { issueKey, keysCommand } from "../support/keysCli.ts";
 import { startServer } from "../support/localServer.ts";
 import { scratchDir } from "../support/scratchDir.ts";
 import { scaled } from "../support/speed.ts";
@@ -76,7 +76,7 @@ describe("one data folder, one server", () => {
       const exit = await start({ DATA_DIR: dataDir });
       expectOneLine(
         exit,
-        /another server holds the store in .*shared: stop that server, or set DATA_DIR/,
+        /another server \(or keys command\) holds the store in .*shared: stop that server, or set DATA_DIR/,
       );
       expect(readFileSync(endpointFile(dataDir), "utf8")).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await listCategories(first.baseUrl, first.apiKey)).toEqual([]);
@@ -84,6 +84,24 @@ describe("one data folder, one server", () => {
       await first.stop();
     }
     expect(existsSync(endpointFile(dataDir))).toBe(false);
+  });
+
+  it("the keys command over a folder a server holds without its endpoint file: one line, no stack", async () => {
+    const dataDir = join(root, "held");
+    const first = await startServer({ dataDir });
+    try {
+      rmSync(endpointFile(dataDir));
+      const run = keysCommand(dataDir, "list");
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(
+          /^keys: another server \(or keys command\) holds the store in .*held but left no endpoint file: stop it and retry$/,
+        ),
+      ]);
+    } finally {
+      await first.stop();
+    }
   });
 
   it("two servers over two folders keep separate endpoint files; keys go to the folder's own store", async () => {

@@ -139,6 +139,7 @@ export function fakeDeployIo(
       log.push("build");
       return Promise.resolve();
     },
+    staleBundles: () => [],
     run: (command, args) => {
       log.push("run");
       runs.push([command, ...args]);

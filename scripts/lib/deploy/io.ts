@@ -4,8 +4,8 @@
  */
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
-import { projectRoot } from "../../../local/template.ts";
-import { buildFunctions } from "../../build.ts";
+import { functionsOf, projectRoot } from "../../../local/template.ts";
+import { buildFunctions, bundleIsStale } from "../../build.ts";
 import type { Capture } from "../../process.ts";
 import { capture, runAttached, which } from "../../process.ts";
 import { samconfigPath } from "../../stages.ts";
@@ -18,6 +18,8 @@ export interface DeployIo {
   readonly workflow: string;
   /** Builds dist/ (scripts/build.ts). */
   readonly build: () => Promise<unknown>;
+  /** The functions whose dist/ bundle is missing or older than the code it is built from. */
+  readonly staleBundles: () => string[];
   /** Runs a command with the terminal attached; resolves to its exit code. */
   readonly run: (command: string, args: readonly string[]) => Promise<number>;
   /** Runs a command with its output captured (git, `sam list stack-outputs`). */
@@ -38,6 +40,10 @@ export const terminalIo: DeployIo = {
   samconfig: samconfigPath,
   workflow: resolve(projectRoot, ".github/workflows/deploy.yml"),
   build: buildFunctions,
+  staleBundles: () =>
+    functionsOf()
+      .filter(bundleIsStale)
+      .map((spec) => spec.name),
   run: runAttached,
   capture,
   smoke: async (baseUrl, apiKey, write) => {

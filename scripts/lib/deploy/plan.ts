@@ -3,12 +3,11 @@
  * come before anything runs, and the `sam deploy` arguments for a stage.
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import type { Template } from "../../../local/template.ts";
-import { functionsOf, loadTemplate, templatePath } from "../../../local/template.ts";
+import { loadTemplate, templatePath } from "../../../local/template.ts";
 import type { Release } from "../../release.ts";
 import type { StageConfig } from "../../stages.ts";
-import { samconfigPath, stageConfig, stages } from "../../stages.ts";
+import { samconfigPath, SettingsError, stageConfig, stages } from "../../stages.ts";
 import { commandLine, parseCommandLine, UsageError } from "../args.ts";
 import type { DeployIo } from "./io.ts";
 import { minimumVersions } from "./preflight.ts";
@@ -118,14 +117,20 @@ export function configurationSha256(
 
 /** The command line as a Plan, or the exit code when it is --help (0) or a mistake (2). */
 export function plan(argv: readonly string[], io: DeployIo): Plan | number {
-  return commandLine(() => readPlan(argv, io.samconfig), {
-    help: () => {
-      io.out(usage);
-    },
-    mistake: (message) => {
-      io.err(`deploy: ${message} (npm run deploy -- --help)`);
-    },
-  });
+  try {
+    return commandLine(() => readPlan(argv, io.samconfig), {
+      help: () => {
+        io.out(usage);
+      },
+      mistake: (message) => {
+        io.err(`deploy: ${message} (npm run deploy -- --help)`);
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    io.err(`deploy: ${error.message}`);
+    return 2;
+  }
 }
 
 function readPlan(argv: readonly string[], samconfig: string): Plan | "help" {
@@ -161,7 +166,8 @@ function readPlan(argv: readonly string[], samconfig: string): Plan | "help" {
 
 /**
  * The refusals of the plan itself, one line each: a dirty production tree, no key for the smoke
- * test, no bundles to deploy. A dry run needs neither a key nor bundles.
+ * test, with --no-build bundles missing or older than the code. A dry run needs neither a key
+ * nor bundles.
  */
 export function planFindings(plan: Plan, release: Release, io: DeployIo): string[] {
   const findings: string[] = [];
@@ -178,12 +184,12 @@ export function planFindings(plan: Plan, release: Release, io: DeployIo): string
         `(npm run keys -- create --stage ${plan.stage} --label smoke), or pass --no-smoke`,
     );
   }
-  const missing = functionsOf().filter(
-    (spec) => !existsSync(`${spec.codeDir}/${spec.handlerFile}`),
-  );
-  if (!plan.build && missing.length > 0) {
+  // Production runs committed code only: a dist/ older than the code would deploy other code.
+  const stale = plan.build ? [] : io.staleBundles();
+  if (stale.length > 0) {
     findings.push(
-      `--no-build, but dist/ lacks ${missing.map((spec) => spec.name).join(", ")}: run npm run build`,
+      `--no-build, but dist/ is missing or older than the code for ${stale.join(", ")}: ` +
+        `run npm run build, or drop --no-build`,
     );
   }
   return findings;

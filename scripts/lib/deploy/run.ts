@@ -5,6 +5,7 @@
  * `sam deploy`, then the smoke test against the stage's BaseUrl. Each failure says what to do in
  * one line.
  */
+import { BuildError } from "../../build.ts";
 import { shellQuote } from "../../process.ts";
 import { readRelease, rollbackAdvice, stackTags } from "../../release.ts";
 import { stackOutput } from "../../stages.ts";
@@ -48,7 +49,13 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
 
   if (planned.build) {
     io.out(`building dist/ …`);
-    await io.build();
+    try {
+      await io.build();
+    } catch (error) {
+      if (!(error instanceof BuildError)) throw error;
+      io.err(`deploy: ${error.message}; nothing was deployed`);
+      return 1;
+    }
   }
   io.out(`deploying ${where}: sam ${args.map(shellQuote).join(" ")}`);
   const code = await io.run(sam, args);

@@ -4,8 +4,12 @@
  * (and only on a terminal), smoke-tests the stage afterwards (read-only in production), says how
  * to roll back when that fails, and passes sam's or the build's failure on.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BuildError } from "../../../scripts/build.ts";
 import { deploy, samDeployArgs } from "../../../scripts/deploy.ts";
+import { scratchDir } from "../../support/scratchDir.ts";
 import {
   deployTags,
   fakeDeployIo,
@@ -13,6 +17,8 @@ import {
   operatorAccounts,
   sha,
 } from "../../support/deployStandIns.ts";
+
+const scratch = scratchDir("petstore-deploy-");
 
 const asProduction = (overrides: Parameters<typeof fakeDeployIo>[0] = {}, dirty = false) =>
   fakeDeployIo(overrides, dirty, operatorAccounts.production);
@@ -124,9 +130,35 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(fake.log.join("\n")).toContain("sam deploy failed");
   });
 
-  it("does not deploy when the build fails", async () => {
-    const fake = fakeDeployIo({ build: () => Promise.reject(new Error("esbuild failed")) });
-    await expect(deploy(["staging"], fake)).rejects.toThrow("esbuild failed");
+  it("does not deploy when the build fails, and says so in one line", async () => {
+    const failure = new BuildError("dist/createCategory did not build (esbuild's errors above)");
+    const fake = fakeDeployIo({ build: () => Promise.reject(failure) });
+    expect(await deploy(["staging"], fake)).toBe(1);
+    expect(fake.runs).toEqual([]);
+    expect(fake.log.filter((line) => line.startsWith("err: "))).toEqual([
+      `err: deploy: ${failure.message}; nothing was deployed`,
+    ]);
+  });
+
+  it("--no-build refuses a dist/ missing or older than the code, before calling sam", async () => {
+    const fake = fakeDeployIo({ staleBundles: () => ["createCategory"] });
+    expect(await deploy(["staging", "--no-build", "--no-smoke"], fake)).toBe(2);
+    expect(fake.runs).toEqual([]);
+    expect(fake.log.join("\n")).toMatch(
+      /--no-build, but dist\/ is missing or older than the code for createCategory/,
+    );
+    // Built in the same run, the bundles are fresh: no refusal.
+    expect(await deploy(["staging", "--no-smoke"], fake)).toBe(0);
+  });
+
+  it("a samconfig.toml it cannot read is one line naming the file, exit 2", async () => {
+    const broken = join(scratch, "samconfig.toml");
+    writeFileSync(broken, 'version = 0.1\n[staging.deploy.parameters\nstack_name = "x"\n');
+    const fake = fakeDeployIo({ samconfig: broken });
+    expect(await deploy(["staging"], fake)).toBe(2);
+    const said = fake.log.filter((line) => line.startsWith("err: "));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^err: deploy: .*samconfig\.toml: /);
     expect(fake.runs).toEqual([]);
   });
 });
