@@ -35,7 +35,7 @@ export function decideFallback(
   rawPath: string,
   method: string,
 ): FallbackDecision {
-  const path = decodedPath(rawPath);
+  const path = decodedOnce(rawPath);
   if (path === undefined) return { kind: "not_found" };
   for (const [pattern, methods] of Object.entries(routes)) {
     if (pathMatches(pattern, path) && !methods.includes(method)) {
@@ -45,14 +45,11 @@ export function decideFallback(
   return { kind: "not_found" };
 }
 
-/** The path percent-decoded once, as API Gateway matches routes on it; undefined if it cannot be. */
-export function decodedPath(rawPath: string): string | undefined {
-  if (!rawPath.startsWith("/")) return undefined;
-  return percentDecoded(rawPath);
-}
-
-/** Text percent-decoded once; undefined when its escapes are not UTF-8. */
-export function percentDecoded(text: string): string | undefined {
+/**
+ * Text percent-decoded once (a path as API Gateway matches routes on it, a path parameter's
+ * value as it hands it over); undefined when its escapes are not UTF-8.
+ */
+export function decodedOnce(text: string): string | undefined {
   try {
     return decodeURIComponent(text);
   } catch {

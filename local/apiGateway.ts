@@ -13,7 +13,7 @@ import type {
   Context,
 } from "aws-lambda";
 import { gatewayEvent } from "../lib/http/gatewayEvent.ts";
-import { decodedPath } from "../lib/routes.ts";
+import { decodedOnce } from "../lib/routes.ts";
 
 /** API Gateway passes these as text; anything else (or no Content-Type) arrives base64-encoded. */
 function isTextMediaType(contentType: string | undefined): boolean {
@@ -44,7 +44,7 @@ export function parseTarget(requestUrl: string): RequestTarget {
   return {
     rawPath,
     rawQueryString: question === -1 ? "" : requestUrl.slice(question + 1),
-    decodedPath: decodedPath(rawPath),
+    decodedPath: decodedOnce(rawPath),
   };
 }
 

@@ -6,7 +6,7 @@
  * body) is the caller's.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { decodedPath, percentDecoded } from "../routes.ts";
+import { decodedOnce } from "../routes.ts";
 
 export interface GatewayRequest {
   readonly method: string;
@@ -76,14 +76,14 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
  */
 function pathParametersOf(routeKey: string, rawPath: string): Record<string, string> | undefined {
   const pattern = routeKey.split(" ")[1];
-  const path = decodedPath(rawPath);
+  const path = decodedOnce(rawPath);
   if (pattern === undefined || path === undefined) return undefined;
   const values = path.split("/");
   const parameters: Record<string, string> = {};
   pattern.split("/").forEach((segment, index) => {
     const match = /^\{([^}]+)\}$/.exec(segment);
     const value = values[index] ?? "";
-    if (match?.[1]) parameters[match[1]] = percentDecoded(value) ?? value;
+    if (match?.[1]) parameters[match[1]] = decodedOnce(value) ?? value;
   });
   return Object.keys(parameters).length > 0 ? parameters : undefined;
 }
