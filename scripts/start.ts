@@ -14,6 +14,7 @@
  *
  * Also used by `npm run dev` (scripts/dev.ts), which reloads the functions after each rebuild.
  */
+import { keyVerdict } from "../lib/keyFormat.ts";
 import { resolve } from "node:path";
 import { parseAuthorization } from "../lib/auth.ts";
 import { defaultDataDir, storeEngineOf } from "../local/embeddedDynamo.ts";
@@ -153,6 +154,13 @@ function settings(
   const parsed = fixedKey && parseAuthorization(`Bearer ${fixedKey}`);
   if (parsed && !(parsed.kind === "bearer" && parsed.token === fixedKey))
     refuse("PETSTORE_API_KEY must be a token of letters, digits and -._~+/ (then =)");
+  // A stage's key (an operator's shell exports one for the smoke test) would be printed as the
+  // server's key and then refused: say so without echoing it.
+  if (fixedKey && keyVerdict(fixedKey, "local") === "refused")
+    refuse(
+      "PETSTORE_API_KEY holds a key of another stage (or one whose checksum is wrong): the local " +
+        "server takes petstore_local_ keys and keys of no format; unset it and npm start makes one",
+    );
   const endpoint = orRefuse(() => storeEndpointOf(env));
   const inMemory = flags.memory;
   const engine = flags["dynamodb-local"] ? "dynamodb-local" : orRefuse(() => storeEngineOf(env));

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { generateKey } from "../../lib/keyFormat.ts";
 import { endpointFile } from "../../local/localKeys.ts";
 import { startLocalServer } from "../../local/server.ts";
 import { functionsOf, projectRoot } from "../../local/template.ts";
@@ -54,6 +55,17 @@ describe("npm start reads its command line before it builds", () => {
     const run = npmStart(option);
     expect(run.status, run.stderr).toBe(status);
     expect(run.built).toBe(false);
+  });
+});
+
+describe("PETSTORE_API_KEY of another stage: refused in one line that never shows it", () => {
+  it.each([
+    ["a production key", generateKey("prod")],
+    ["a local key whose checksum is wrong", `${generateKey("local").slice(0, -6)}AAAAAA`],
+  ])("%s", async (_, key) => {
+    const exit = await start({ PETSTORE_API_KEY: key, DATA_DIR: join(root, "stage-key") });
+    expectOneLine(exit, /PETSTORE_API_KEY holds a key of another stage .*unset it/);
+    expect(exit.stderr + exit.stdout).not.toContain(key.slice(15));
   });
 });
 
