@@ -2,6 +2,7 @@
  * What `npm run deploy` is asked to do (the command line, read into a Plan), the refusals that
  * come before anything runs, and the `sam deploy` arguments for a stage.
  */
+import { keyStageOf, keyVerdict } from "../../../lib/keyFormat.ts";
 import { createHash } from "node:crypto";
 import type { Template } from "../../../local/template.ts";
 import { loadTemplate, templatePath } from "../../../local/template.ts";
@@ -177,8 +178,18 @@ export function planFindings(plan: Plan, release: Release, io: DeployIo): string
         "commit or stash them (git status)",
     );
   }
+  // A key the stage refuses unread (lib/keyFormat.ts) would fail the smoke test after a good
+  // deploy, on 401, and advise a rollback: said before anything runs, without the key.
+  const smokeKey = io.env.PETSTORE_API_KEY?.trim();
+  if (plan.smoke && smokeKey && keyVerdict(smokeKey, keyStageOf(plan.stage)) === "refused") {
+    findings.push(
+      `PETSTORE_API_KEY is not a key of ${plan.stage} (another stage's, or its checksum is ` +
+        `wrong): the smoke test after the deploy would fail on 401; use a key of ${plan.stage}, ` +
+        `or pass --no-smoke`,
+    );
+  }
   if (plan.dryRun) return findings;
-  if (plan.smoke && !io.env.PETSTORE_API_KEY?.trim()) {
+  if (plan.smoke && !smokeKey) {
     findings.push(
       `the smoke test after the deploy needs a key of ${plan.stage} in PETSTORE_API_KEY ` +
         `(npm run keys -- create --stage ${plan.stage} --label smoke), or pass --no-smoke`,

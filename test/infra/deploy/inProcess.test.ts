@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { generateKey } from "../../../lib/keyFormat.ts";
 import { BuildError } from "../../../scripts/build.ts";
 import { deploy, samDeployArgs } from "../../../scripts/deploy.ts";
 import { scratchDir } from "../../support/scratchDir.ts";
@@ -149,6 +150,19 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     );
     // Built in the same run, the bundles are fresh: no refusal.
     expect(await deploy(["staging", "--no-smoke"], fake)).toBe(0);
+  });
+
+  it("a smoke key the stage would refuse unread is refused before anything runs, unshown", async () => {
+    const production = generateKey("prod");
+    const fake = fakeDeployIo({ env: { PETSTORE_API_KEY: production } });
+    expect(await deploy(["staging"], fake)).toBe(2);
+    expect(fake.runs).toEqual([]);
+    expect(fake.log.join("\n")).toMatch(/PETSTORE_API_KEY is not a key of staging/);
+    expect(fake.log.join("\n")).not.toContain(production.slice(14));
+    // A key of the stage's format passes (one of no format, issued before it: the other tests).
+    const staging = fakeDeployIo({ env: { PETSTORE_API_KEY: generateKey("staging") } });
+    expect(await deploy(["staging", "--dry-run"], staging)).toBe(0);
+    expect(staging.log.join("\n")).not.toMatch(/not a key of/);
   });
 
   it("a samconfig.toml it cannot read is one line naming the file, exit 2", async () => {
