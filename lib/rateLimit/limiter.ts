@@ -95,7 +95,7 @@ interface KeyState {
 const maxKeys = 10_000;
 /** After a failure, the store is left alone for this long; requests are admitted meanwhile. */
 const failOpenMs = 1000;
-/** A refused container asks again at a moment spread over this much (or a lease, if longer). */
+/** A refused container asks again at a moment spread over this much. */
 const retrySpreadMs = 1000;
 /** A container leases about this long of its own demand for a key (at most a whole lease). */
 const demandSeconds = 2;
@@ -239,7 +239,10 @@ export class RateLimiter implements RateLimiting {
       const next = Math.max(tat, now) - (limit.burst - wanted) * interval;
       // Containers that keep losing ask less and less often; the one that won keeps pacing.
       state.refusals = Math.min(state.refusals + 1, 2);
-      const spread = Math.max(retrySpreadMs * 2 ** (state.refusals - 1), lease * interval);
+      // Never wider for a slow key: over a lease of 1/min that would refuse up to a minute after
+      // the bucket holds the token again, and a few containers asking within a second of each
+      // other cost a read each once a minute.
+      const spread = retrySpreadMs * 2 ** (state.refusals - 1);
       const jittered = next + this.#random() * spread;
       // Stryker disable next-line ArithmeticOperator: a refused lease means the bucket lacks what it needs, so `next` is after now; on a millisecond clock now - 1 and now + 1 give the same answers.
       state.retryAt = Math.max(now + 1, jittered);

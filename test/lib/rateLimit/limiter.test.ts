@@ -302,15 +302,17 @@ describe("a refused container asks again once the bucket holds what a lease need
     expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 2 });
   });
 
-  it("a lease longer than a second spreads the next ask over the lease: 1/min waits up to a minute more", async () => {
-    const { admit, calls } = await containerRig({ random: () => 0.5 });
+  it("a slow key's next ask is jittered over a second too: 1/min waits for its token, a second more at most", async () => {
+    const { admit, calls, clock } = await containerRig({ random: () => 0.5 });
     const limit = limitOf("1/min", 2);
     expect((await admit("key", limit)).admitted).toBe(true);
     expect((await admit("key", limit)).admitted).toBe(true);
     const asked = calls.length;
-    // The bucket holds a token again in 60 s; jittered over a lease of one 60 s token.
-    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 90 });
+    // The bucket holds a token again in 60 s; jittered over a second, not over the 60 s token.
+    expect(await admit("key", limit)).toMatchObject({ admitted: false, retryAfterSeconds: 61 });
     expect(calls.length).toBe(asked);
+    clock.t = t0 + 60_500;
+    expect((await admit("key", limit)).admitted).toBe(true);
   });
 });
 
