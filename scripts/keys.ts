@@ -12,6 +12,7 @@
  *   npm run keys -- update key_0123abcd4567 --scope categories:read,categories:write
  *   npm run keys -- rotate key_0123abcd4567 [--grace 24h]
  *   npm run keys -- revoke key_0123abcd4567 [--stage production]
+ *   pass show leaked-key | npm run keys -- revoke - [--stage production]   (found by its hash)
  *   npm run keys -- history [key_0123abcd4567]
  *
  * --stage local (default) uses the store `npm start` would: DYNAMODB_ENDPOINT when set, else the
@@ -21,7 +22,8 @@
  * (always that region, whatever AWS_REGION says).
  */
 import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
-import { maxGraceMs } from "../lib/repositories/apiKeys.ts";
+import { hashApiKey, maxGraceMs } from "../lib/repositories/apiKeys.ts";
+import { keyPattern } from "../lib/keyFormat.ts";
 import type { KeyEvent } from "../lib/repositories/keyEvents.ts";
 import type { Scope } from "../lib/scopes.ts";
 import { allScopes, isScope, scopeText } from "../lib/scopes.ts";
@@ -35,6 +37,7 @@ import {
   stageBudgetMs,
   stageTarget,
 } from "./keyTargets.ts";
+import { apiKeyFromStdin } from "./lib/apiKey.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import { stages } from "./stages.ts";
 
@@ -48,6 +51,7 @@ const usage = `usage: npm run keys -- <command> [--stage local|${stages.join("|"
   rotate <keyId> [--grace 24h]    a new key like the old one; the old one expires after the grace
                                   (s, m, h or d; default 24h, at most 7d)
   revoke <keyId>                  revoke a key (refused within 60 s)
+  revoke -                        revoke the key given on standard input (a leaked key you hold)
   history [keyId]                 who created, rotated, updated or revoked keys, and when
   scopes: ${allScopes.join(", ")} (repeat --scope, or separate with commas)
   --stage local (default): the store npm start uses, DYNAMODB_ENDPOINT when set, else DATA_DIR
@@ -96,6 +100,14 @@ function parse(argv: string[]): Request | "help" {
     throw new UsageError(`unexpected argument "${extra[0] ?? keyId ?? ""}"`);
   if (needsKeyId.has(command) && !keyId)
     throw new UsageError(`${command} needs a keyId (see: npm run keys -- list)`);
+  // An API key where a keyId goes is a secret in argv (and the shell's history): never repeated.
+  if (keyId !== undefined && keyPattern.test(keyId))
+    throw new UsageError(
+      "that argument is an API key, not a keyId (key_…): to revoke a key you hold, pipe it to " +
+        "npm run keys -- revoke - (it reads the key on standard input); clear it from your shell history",
+    );
+  if (keyId === "-" && command !== "revoke")
+    throw new UsageError("- (the key on standard input) goes with revoke only");
   const scopes = values.scope && scopesOf(values.scope);
   if (scopes && command !== "create" && command !== "update")
     throw new UsageError("--scope goes with create or update");
@@ -231,7 +243,9 @@ async function run(request: Request, target: Target): Promise<number> {
     keys = keys.actingAs(who ?? target.unknownWho);
   }
   const missing = (keyId: string): number => {
-    console.log(`no key ${keyId} in ${where} (see: npm run keys -- list)`);
+    // Not repeated unless it reads as a keyId: it may be a key given by mistake.
+    const named = /^key_[0-9a-f]+$/.test(keyId) ? `key ${keyId}` : "key with that keyId (key_…)";
+    console.log(`no ${named} in ${where} (see: npm run keys -- list)`);
     return 1;
   };
   switch (request.command) {
@@ -297,7 +311,17 @@ async function run(request: Request, target: Target): Promise<number> {
       return 0;
     }
     default: {
-      const keyId = request.keyId ?? "";
+      let keyId = request.keyId ?? "";
+      if (keyId === "-") {
+        // The key itself, as a leak report gives it: found by its hash, as the service finds it.
+        const apiKey = await apiKeyFromStdin("API key to revoke (not shown): ");
+        const found = apiKey && (await keys.find(hashApiKey(apiKey), deadline));
+        if (!found) {
+          console.log(`no key in ${where} is the one given on standard input`);
+          return 1;
+        }
+        keyId = found.keyId;
+      }
       const record = await keys.byId(keyId, deadline);
       if (!record) return missing(keyId);
       if (record.revokedAt || !(await keys.revoke(keyId, deadline))) {

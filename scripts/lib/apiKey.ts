@@ -1,5 +1,5 @@
 /**
- * Where the operator's scripts (load, smoke) take a service's API key from: PETSTORE_API_KEY,
+ * Where the operator's scripts (load, smoke; keys revoke -) take an API key from: PETSTORE_API_KEY,
  * else the first line of standard input (`pass show petstore/staging | npm run smoke …`). Never
  * a flag: npm echoes its arguments, and shell history and `ps` keep them.
  */
@@ -13,6 +13,11 @@ import { createInterface } from "node:readline";
 export async function apiKeyFromEnvOrStdin(prompt?: string): Promise<string | undefined> {
   const fromEnv = process.env.PETSTORE_API_KEY?.trim();
   if (fromEnv) return fromEnv;
+  return apiKeyFromStdin(prompt);
+}
+
+/** The first line of standard input (asking `prompt` on a terminal), or undefined. */
+export async function apiKeyFromStdin(prompt?: string): Promise<string | undefined> {
   if (process.stdin.isTTY) {
     if (prompt === undefined) return undefined;
     process.stderr.write(prompt);

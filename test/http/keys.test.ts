@@ -12,7 +12,7 @@ import { userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CommandRun } from "../support/keysCli.ts";
-import { issueKey, keysCommand } from "../support/keysCli.ts";
+import { issueKey, keysCommand, keysCommandFed } from "../support/keysCli.ts";
 import { createCategory, send } from "../support/client.ts";
 import { localServer } from "../support/localServer.ts";
 import { scratchDir } from "../support/scratchDir.ts";
@@ -56,6 +56,39 @@ describe("a revoked key is refused within the cache time, with no restart", () =
     const run = keys("revoke", "key_000000000000");
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/no key key_000000000000/);
+  });
+});
+
+describe("a leaked key is revoked by the key itself, never by naming it in argv", () => {
+  it("revoke - reads the key on standard input, finds it by its hash, and never shows it", async () => {
+    const { key, keyId } = issue();
+    const run = keysCommandFed(dataDir, `${key}\n`, "revoke", "-");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^revoked ${keyId} in `));
+    expect(run.stdout + run.stderr).not.toContain(key);
+    await sleep(1100);
+    expect(await status(key)).toBe(401);
+  });
+
+  it("a key the store does not hold: one line, exit 1, not shown", () => {
+    const stranger = `${issue().key.slice(0, -10)}zzzzzzzzzz`;
+    const run = keysCommandFed(dataDir, `${stranger}\n`, "revoke", "-");
+    expect(run.status).toBe(1);
+    expect(run.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(/^no key in .* is the one given on standard input$/),
+    ]);
+    expect(run.stdout + run.stderr).not.toContain(stranger);
+  });
+
+  it("the key given where a keyId goes: refused in one line that does not repeat it", async () => {
+    const { key } = issue();
+    for (const command of ["revoke", "rotate", "history"]) {
+      const run = keys(command, key);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^keys: that argument is an API key, not a keyId .*revoke -/);
+      expect(run.stdout + run.stderr).not.toContain(key);
+    }
+    expect(await status(key)).toBe(200);
   });
 });
 

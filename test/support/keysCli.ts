@@ -10,10 +10,16 @@ export interface CommandRun {
 }
 
 export function keysCommand(dataDir: string, ...args: string[]): CommandRun {
+  return keysCommandFed(dataDir, "", ...args);
+}
+
+/** The keys command with `input` on its standard input (`revoke -` reads a key there). */
+export function keysCommandFed(dataDir: string, input: string, ...args: string[]): CommandRun {
   const run = spawnSync(process.execPath, [resolve(projectRoot, "scripts/keys.ts"), ...args], {
     cwd: projectRoot,
     env: { ...process.env, DATA_DIR: dataDir },
     encoding: "utf8",
+    input,
   });
   return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
