@@ -26,6 +26,13 @@ export function storeEndpointOf(
     throw new StoreEndpointError(
       `DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "${endpoint}"`,
     );
+  // A store takes signed requests, never a URL's user and password; and every message names the
+  // endpoint, which must then not carry a secret.
+  const url = endpoint ? new URL(endpoint) : undefined;
+  if (url?.username || url?.password)
+    throw new StoreEndpointError(
+      "DYNAMODB_ENDPOINT must not hold a user or password (the store takes signed requests): give its address alone, such as http://127.0.0.1:8000",
+    );
   return endpoint;
 }
 

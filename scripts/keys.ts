@@ -123,6 +123,11 @@ function parse(argv: string[]): Request | "help" {
   const stage = values.stage;
   if (stage !== "local" && !stages.includes(stage))
     throw new UsageError(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
+  // One line of list and history each: a line break in a label could fake another one.
+  if (!/^[^\p{Cc}]{1,100}$/u.test(values.label) || values.label.trim() === "")
+    throw new UsageError(
+      "--label must be 1 to 100 characters, not only spaces, no control characters",
+    );
   return {
     command,
     keyId,
@@ -183,11 +188,25 @@ function limitOf(record: ApiKeyRecord): string {
     : `rate limit: ${describeRateLimit(limit)}`;
 }
 
+/** A date, or a date and time with its zone (Z or ±hh:mm), in ISO 8601's extended form. */
+const isoDate =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,3})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$/;
+
 function expiry(text: string | undefined): Date | undefined {
   if (text === undefined) return undefined;
+  // Strict: Date parses "June 30 2027" and "3000" too, and rolls 2027-02-30 over to March 2.
+  const [, year, month, day] = isoDate.exec(text) ?? [];
+  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
   const date = new Date(text);
-  if (Number.isNaN(date.getTime()))
-    throw new UsageError(`--expires must be an ISO 8601 date, got "${text}"`);
+  if (
+    year === undefined ||
+    calendar.getUTCMonth() !== Number(month) - 1 ||
+    calendar.getUTCDate() !== Number(day) ||
+    Number.isNaN(date.getTime())
+  )
+    throw new UsageError(
+      `--expires must be an ISO 8601 date (2027-06-30) or date and time (2027-06-30T12:00Z), got "${text}"`,
+    );
   if (date.getTime() <= Date.now())
     throw new UsageError(`--expires ${text} is in the past: give a future date, e.g. 2027-06-30`);
   return date;

@@ -38,6 +38,7 @@ const usage = `usage: npm run smoke -- <baseUrl ending in /v1 | --stage ${stages
   the key: PETSTORE_API_KEY, or the first line of standard input (never an argument)
   --stage    read the stage's BaseUrl from its stack (the AWS SAM CLI, your AWS credentials)
   --write    also create one category (smoke-test <time>) and find it in the list
+  --read-only  the default, said explicitly (refused together with --write)
 exit: 0 every check passed, 1 a check failed, 2 a mistake in the command line (no target, no
   key), 3 the address does not end in /v1, 4 nothing answers there (connection refused, no such
   host, no answer in time), 5 no SAM CLI for --stage, 6 the stage's BaseUrl could not be read`;
@@ -79,10 +80,14 @@ function readInvocation(argv: string[]): Invocation | "help" {
   }
   if (values.write && values["read-only"]) throw new UsageError("--write or --read-only, not both");
   if (values.stage !== undefined && !stages.includes(values.stage)) {
-    throw new UsageError(`unknown stage "${values.stage}"`);
+    throw new UsageError(`unknown stage "${values.stage}": use ${stages.join(" or ")}`);
   }
   if (baseUrl !== undefined && !(URL.canParse(baseUrl) && /^https?:/.test(baseUrl))) {
-    throw new UsageError(`not an http(s) address: ${baseUrl}`);
+    // Not repeated: the one argument given is sometimes the key itself.
+    throw new UsageError(
+      "the argument is not an http(s) address. The API key is never an argument: set " +
+        "PETSTORE_API_KEY or pass it on standard input.",
+    );
   }
   const timeoutMs = Number(values["timeout-ms"]);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {

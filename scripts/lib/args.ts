@@ -33,6 +33,9 @@ export function argumentProblem(error: unknown): string {
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}`;
   // The same code covers a string option without its value and a value given to a boolean.
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    // A value starting with a dash reads as another option: parseArgs calls it ambiguous.
+    if (message?.includes("ambiguous"))
+      return `${option}'s value starts with a dash: write ${option}=<value> if you meant it`;
     return message?.includes("<value>") ? `${option} needs a value` : `${option} takes no value`;
   }
   return message?.split("\n", 1)[0] ?? String(error);

@@ -107,6 +107,13 @@ describe("the key: from the environment or standard input, never argv, never pri
     expect(out + err).not.toContain(server.apiKey);
   });
 
+  it("refuses a key given as its only argument, without echoing it", async () => {
+    const { code, out, err } = await runSmoke([server.apiKey]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/not an http\(s\) address. The API key is never an argument/);
+    expect(out + err).not.toContain(server.apiKey);
+  });
+
   it("says where the key comes from when there is none", async () => {
     const { code, err } = await runSmoke([server.baseUrl]);
     expect(code).toBe(2);

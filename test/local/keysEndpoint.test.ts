@@ -67,10 +67,16 @@ describe("keys with DYNAMODB_ENDPOINT: that store, named in the output", () => {
       "not a url",
       /^keys: DYNAMODB_ENDPOINT must be a URL such as http:\/\/127\.0\.0\.1:8000, got "not a url"\n$/,
     ],
+    [
+      "holds a password (never repeated)",
+      "http://admin:s3cret-pw@127.0.0.1:1",
+      /^keys: DYNAMODB_ENDPOINT must not hold a user or password .*http:\/\/127\.0\.0\.1:8000\n$/,
+    ],
   ])("an endpoint that %s: one line, exit 1", async (_why, endpoint, says) => {
     const run = await keysCommandAsync(join(scratch, "x"), { DYNAMODB_ENDPOINT: endpoint }, "list");
     expect(run.status).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(says);
+    expect(run.stderr).not.toContain("s3cret");
   });
 });

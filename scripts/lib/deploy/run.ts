@@ -68,7 +68,9 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
     return code;
   }
   io.out("");
-  io.out(`Deployed ${where} (commit ${read.release.commit}, version ${read.release.version}).`);
+  const { commit, dirty, version } = read.release;
+  // As the stack's commit tag says it (release.ts): a dirty tree's is not the commit's code.
+  io.out(`Deployed ${where} (commit ${commit}${dirty ? "-dirty" : ""}, version ${version}).`);
   return planned.smoke ? smokeAfterDeploy(planned, io) : 0;
 }
 

@@ -78,6 +78,7 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     const staging = fakeDeployIo({}, true);
     expect(await deploy(["staging"], staging)).toBe(0);
     expect(staging.runs[0]).toContain(deployTags("staging").replace(sha, `${sha}-dirty`));
+    expect(staging.log.join("\n")).toContain(`(commit ${sha}-dirty, version `);
     const production = asProduction({}, true);
     expect(await deploy(["production", "--yes"], production)).toBe(2);
     expect(production.runs).toEqual([]);
