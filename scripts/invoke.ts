@@ -26,11 +26,13 @@ import { describeBody, notAnHttpApiEvent } from "../local/apiGatewayEvent.ts";
 import { localTableName } from "../local/localKeys.ts";
 import { openStore } from "../local/server.ts";
 import type { FunctionSpec } from "../local/template.ts";
-import { functionsOf } from "../local/template.ts";
+import { functionsOf, servedFunctions } from "../local/template.ts";
 import { buildOrExit, bundleIsStale } from "./build.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 
-const functions = functionsOf();
+// The functions behind routes: the pre-traffic hook takes CodeDeploy's event, not a request, and
+// needs the versions a deploy publishes (test/infra/deployHook.test.ts runs it).
+const functions = servedFunctions();
 const usage = `usage: npm run invoke -- <function> <event.json> [--seed N] [--warm N]
   function: ${functions.map((spec) => `${spec.name} (${spec.logicalId})`).join(", ")}
   event:    an API Gateway HTTP API (payload 2.0) event, e.g. events/list-ok.json
@@ -56,7 +58,12 @@ function readCommandLine():
       "give a function and an event file, e.g. listCategories events/list-ok.json",
     );
   const spec = functions.find((f) => f.name === name || f.logicalId === name);
-  if (!spec) throw new UsageError(`no function "${name}" in infra/template.yaml`);
+  if (!spec)
+    throw new UsageError(
+      functionsOf().some((f) => f.name === name || f.logicalId === name)
+        ? `${name} is behind no route (the deploy's pre-traffic hook): invoke runs ${functions.map((f) => f.name).join(", ")}`
+        : `no function "${name}" in infra/template.yaml`,
+    );
   const seed = Number(parsed.values.seed ?? 0);
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError("--seed takes a whole number");
   const warm = Number(parsed.values.warm ?? 0);

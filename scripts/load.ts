@@ -8,6 +8,7 @@
  */
 import type { StoreEngine } from "../local/embeddedDynamo.ts";
 import { storeEngines } from "../local/embeddedDynamo.ts";
+import { keyPattern } from "../lib/keyFormat.ts";
 import { apiKeyFromEnvOrStdin } from "./lib/apiKey.ts";
 import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args.ts";
 import type { AbuseOptions } from "./lib/load/abuse.ts";
@@ -97,6 +98,11 @@ function readCommand(argv: string[]): Command | "help" {
     listPauseMs: count("list-pause-ms", 100, 0),
   };
   const baseUrl = values["base-url"];
+  if (
+    baseUrl !== undefined &&
+    !(URL.canParse(baseUrl) && /^https?:\/\/[^/]+\/v1\/?$/.test(baseUrl))
+  )
+    throw new UsageError("--base-url must be the API's base address, http(s)://host/v1");
   return { scenario, options, ...(baseUrl !== undefined && { baseUrl }) };
 }
 
@@ -110,6 +116,13 @@ async function main(argv: string[]): Promise<number> {
   if (apiKey === undefined) {
     process.stderr.write(
       `load: --base-url needs an API key: set PETSTORE_API_KEY or pipe it on stdin\n`,
+    );
+    return 2;
+  }
+  // Its thousands of categories cannot be deleted (the API has no delete): never production.
+  if (keyPattern.exec(apiKey)?.[1] === "prod") {
+    process.stderr.write(
+      `load: that is a production key, and a load run leaves thousands of categories behind: load staging or a local server\n`,
     );
     return 2;
   }

@@ -136,6 +136,10 @@ describe("npm run invoke runs a built function on a sample event like sam local 
   it.each([
     { why: "no arguments", args: [] },
     { why: "an unknown function", args: ["deleteCategory", "events/list-ok.json"] },
+    {
+      why: "the pre-traffic hook, behind no route",
+      args: ["preTrafficHook", "events/list-ok.json"],
+    },
     { why: "a missing event file", args: ["listCategories", "events/no-such-event.json"] },
     { why: "a bad --seed", args: ["listCategories", "events/list-ok.json", "--seed", "many"] },
     { why: "a bad --warm", args: ["listCategories", "events/list-ok.json", "--warm", "-1"] },

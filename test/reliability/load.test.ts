@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { generateKey } from "../../lib/keyFormat.ts";
 import { projectRoot } from "../../local/template.ts";
 import { formatReport, runLoad } from "../../scripts/load.ts";
 
@@ -86,6 +87,8 @@ describe("npm run load's command line: --help, each scenario's own options, and 
       [["--scenario", "flood"], '--scenario must be creates or abuse, got "flood"'],
       [["--store", "dynalite", "--base-url", "http://127.0.0.1:9/v1"], "--base-url has none"],
       [["--scenario", "abuse", "--seconds", "0"], "--seconds must be a whole number, at least 1"],
+      [["--base-url", "notaurl"], "--base-url must be the API's base address"],
+      [["--base-url", "http://127.0.0.1:9/"], "--base-url must be the API's base address"],
     ] as const) {
       const run = load([...args]);
       expect(run.code, args.join(" ")).toBe(2);
@@ -93,6 +96,14 @@ describe("npm run load's command line: --help, each scenario's own options, and 
       expect(run.err.trim().split("\n")).toHaveLength(1);
       expect(run.err).toContain(message);
     }
+  });
+
+  it("a production key is refused before any request, without showing it", () => {
+    const key = generateKey("prod");
+    const run = load(["--base-url", "http://127.0.0.1:9/v1", "--quick"], {}, `${key}\n`);
+    expect(run.code).toBe(2);
+    expect(run.err.trim()).toMatch(/^load: that is a production key/);
+    expect(run.err + run.out).not.toContain(key);
   });
 
   it("an unreachable target gets one line, not a stack trace", () => {
