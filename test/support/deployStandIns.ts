@@ -160,7 +160,7 @@ export function fakeDeployIo(
       log.push("smoke");
       expect(apiKey).toBe(key);
       smokes.push([baseUrl, write]);
-      return Promise.resolve(true);
+      return Promise.resolve("passed" as const);
     },
     env: { PETSTORE_API_KEY: key },
     which: (name) => (["sam", "aws"].includes(name) ? `/opt/${name}/bin/${name}` : undefined),

@@ -10,6 +10,9 @@ import type { Capture } from "../../process.ts";
 import { capture, runAttached, which } from "../../process.ts";
 import { samconfigPath } from "../../stages.ts";
 import { printCheck, runChecks } from "../smoke/checks.ts";
+import { unreachable } from "../smoke/reach.ts";
+
+export type SmokeOutcome = "passed" | "failed" | { readonly unreachable: string };
 
 export interface DeployIo {
   /** The stages' settings (infra/samconfig.toml), handed to `sam deploy` as they are. */
@@ -24,8 +27,8 @@ export interface DeployIo {
   readonly run: (command: string, args: readonly string[]) => Promise<number>;
   /** Runs a command with its output captured (git, `sam list stack-outputs`). */
   readonly capture: Capture;
-  /** Runs the smoke test's checks, reporting each; resolves to whether all passed. */
-  readonly smoke: (baseUrl: string, apiKey: string, write: boolean) => Promise<boolean>;
+  /** Runs the smoke test's checks, reporting each; or says why nothing answered at all. */
+  readonly smoke: (baseUrl: string, apiKey: string, write: boolean) => Promise<SmokeOutcome>;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The absolute path of an executable on PATH, or undefined. */
   readonly which: (name: string) => string | undefined;
@@ -47,8 +50,10 @@ export const terminalIo: DeployIo = {
   run: runAttached,
   capture,
   smoke: async (baseUrl, apiKey, write) => {
+    const down = await unreachable(baseUrl, 10_000);
+    if (down !== undefined) return { unreachable: down };
     const results = await runChecks(baseUrl, apiKey, { write, report: printCheck });
-    return results.every((result) => result.ok);
+    return results.every((result) => result.ok) ? "passed" : "failed";
   },
   env: process.env,
   which: (name) => which(name),

@@ -145,7 +145,16 @@ async function smokeAfterDeploy(plan: Plan, io: DeployIo): Promise<number> {
   }
   io.out(`smoke test of ${found.value} (${smokeMode(plan.stage)}):`);
   const apiKey = io.env.PETSTORE_API_KEY?.trim() ?? "";
-  if (await io.smoke(found.value, apiKey, plan.stage !== "production")) return 0;
+  const outcome = await io.smoke(found.value, apiKey, plan.stage !== "production");
+  if (outcome === "passed") return 0;
+  if (outcome !== "failed") {
+    // No answer at all says more about the network here than about the release.
+    io.err(
+      `nothing answers at ${found.value} (${outcome.unreachable}) right after the deploy: check ` +
+        `your network (VPN, proxy), then npm run smoke -- --stage ${plan.stage} before deciding on a rollback.`,
+    );
+    return 1;
+  }
   io.err(`the smoke test failed against the new release of ${plan.stage}.`);
   for (const line of rollbackAdvice(plan.config)) io.err(line);
   return 1;

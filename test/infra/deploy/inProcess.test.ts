@@ -54,7 +54,7 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
   });
 
   it("a failed smoke test fails the deploy and says how to roll back", async () => {
-    const fake = asProduction({ smoke: () => Promise.resolve(false) });
+    const fake = asProduction({ smoke: () => Promise.resolve("failed" as const) });
     expect(await deploy(["production", "--yes"], fake)).toBe(1);
     const said = fake.log.join("\n");
     expect(said).toContain("smoke test failed");
@@ -64,6 +64,16 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(said).toContain(
       "git checkout <previous tag or commit> && npm ci && npm run deploy -- production",
     );
+  });
+
+  it("nothing answering after the deploy is said as such, with no rollback advice", async () => {
+    const fake = asProduction({
+      smoke: () => Promise.resolve({ unreachable: "connection refused" }),
+    });
+    expect(await deploy(["production", "--yes"], fake)).toBe(1);
+    const said = fake.log.join("\n");
+    expect(said).toMatch(/nothing answers at https:\/\/api\.example\/v1 \(connection refused\)/);
+    expect(said).not.toContain("update-alias");
   });
 
   it("--no-build deploys the dist/ that is there; --no-smoke skips the smoke test", async () => {
