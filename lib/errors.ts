@@ -126,6 +126,8 @@ export const errors = {
       406,
       "response_too_large",
       "the response is too large to send uncompressed; retry with 'Accept-Encoding: gzip' or 'br'",
+      // Another Accept-Encoding gets the list: a cache must not keep this for every request.
+      { vary: "accept-encoding" },
     ),
   internal: (cause?: unknown): ApiError =>
     new ApiError(

@@ -257,6 +257,7 @@ export interface components {
          */
         ResponseTooLarge: {
             headers: {
+                Vary: components["headers"]["Vary"];
                 "Cache-Control": components["headers"]["CacheControl"];
                 "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                 "Request-Id": components["headers"]["RequestId"];
@@ -519,8 +520,10 @@ export interface components {
         /** @description The list may be kept, but only used after revalidation (`If-None-Match`). */
         ListCacheControl: "private, no-cache";
         /**
-         * @description Names the list's version and the content coding of the answer (each coding has its own
-         *     tag). Changes whenever a category is added. Weak: compare with weak comparison.
+         * @description Names the list's version and the content coding the request's `Accept-Encoding` chose
+         *     (each coding has its own tag; a list under 1 KiB, sent uncompressed, keeps that tag, so
+         *     that a 304 needs only the version). Changes whenever a category is added. Weak: compare
+         *     with weak comparison.
          */
         ListETag: string;
         /** @description Responses are never cached (every answer but the list's 200 and 304). */
@@ -533,8 +536,9 @@ export interface components {
          */
         ContentEncoding: "br" | "gzip";
         /**
-         * @description Present on bodies of 1 KiB or more, whose encoding depends on `Accept-Encoding`, and on
-         *     every list answer, whose `ETag` does.
+         * @description Present on bodies of 1 KiB or more, whose encoding depends on `Accept-Encoding`, on
+         *     every list answer, whose `ETag` does, and on the list's 406, which another
+         *     `Accept-Encoding` avoids.
          */
         Vary: "accept-encoding";
         /**

@@ -55,6 +55,8 @@ describe("an error's message tells the caller what to do next (openapi.yaml, Err
   it("406 says to retry accepting a compressed answer, gzip or br", () => {
     const response = answered(errors.responseTooLarge());
     expect(response).toBeApiError(406, "response_too_large");
+    // It depends on Accept-Encoding, as the list it stands for does.
+    expect(response.headers.vary).toBe("accept-encoding");
     const message = messageOf(errors.responseTooLarge());
     expect(message).toMatch(/Accept-Encoding: gzip/);
     expect(message).toMatch(/\bbr\b/);
