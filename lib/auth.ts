@@ -66,6 +66,11 @@ export interface Principal {
    * (lib/repositories/apiKeys.ts), so a rotation's grace window does not double the quota.
    */
   readonly bucket?: string | undefined;
+  /**
+   * Issued before the key format (looked up where AllowLegacyCredentials allows it): the request's
+   * log line says so, and a stage whose lines no longer do may turn the setting off.
+   */
+  readonly legacyKey?: true;
 }
 
 interface CacheEntry {
@@ -171,6 +176,7 @@ export class ApiKeyVerifier implements Authenticator {
       scopes: record.scopes,
       rateLimit: ownRateLimit(record),
       bucket: record.bucket ?? record.keyId,
+      ...(verdict === "legacy" && { legacyKey: true }),
     };
   }
 

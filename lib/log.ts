@@ -16,6 +16,8 @@ export interface RequestLogLine {
   readonly latencyMs: number;
   readonly code?: string | undefined;
   readonly keyId?: string | undefined;
+  /** The key was issued before the key format (docs/security.md, "Legacy keys"). */
+  readonly legacyKey?: true | undefined;
   readonly replayed?: boolean | undefined;
   /** The key's rate limit could not be checked and the request was admitted: why. */
   readonly rateLimitFailedOpen?: string | undefined;

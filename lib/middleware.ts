@@ -104,6 +104,7 @@ export function requestLog(logger: RequestLog, now: Clock): ServiceMiddleware {
       latencyMs: now() - (started.get(request) ?? now()),
       code: failure?.code,
       keyId: request.context.principal?.keyId,
+      legacyKey: request.context.principal?.legacyKey,
       replayed: request.context.replayed,
       rateLimitFailedOpen: failedOpen(request.context.rateLimit),
       detail: isFault(status) && request.error ? describeFailure(request.error) : undefined,

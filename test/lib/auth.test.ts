@@ -235,8 +235,14 @@ describe("a token not of the key format is refused unread, unless the stage allo
     const verifier = new ApiKeyVerifier(lookup, () => 0, 30_000, "staging", { legacyKeys: true });
     await expect(verifier.authenticate(`Bearer ${legacy}`, soon())).resolves.toMatchObject({
       keyId: "key_old",
+      legacyKey: true,
     });
     expect(lookup.lookups).toBe(1);
+    // A key of the format, on the same stage: not one to wait for before turning them off.
+    const current = stored(lookup, { keyId: "key_new" }, generateKey("staging"));
+    const principal = await verifier.authenticate(`Bearer ${current}`, soon());
+    expect(principal.keyId).toBe("key_new");
+    expect(principal).not.toHaveProperty("legacyKey");
   });
 });
 

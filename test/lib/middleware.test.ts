@@ -199,6 +199,18 @@ describe("each request writes one log line naming it, after success and error al
     ]);
   });
 
+  it("a key issued before the key format is named as such (legacyKey); a key of the format is not", async () => {
+    const { lines, log } = logged();
+    for (const legacyKey of [true, undefined] as const) {
+      await run([log], (_event, context) => {
+        context.principal = { ...principal, ...(legacyKey && { legacyKey }) };
+        return ok();
+      });
+    }
+    expect(lines.map((line) => line.legacyKey)).toEqual([true, undefined]);
+    expect(JSON.stringify(lines[1])).not.toContain("legacyKey");
+  });
+
   it("a client error: its status and code, no failure detail", async () => {
     const { lines, log } = logged();
     await run(
