@@ -25,8 +25,17 @@ type Workload = { id: string; fn: BenchFunction; count: number; br: boolean };
 export type StoreUnits = Record<string, { cold: Units; steady: Units; limiter?: Units }>;
 /** slowdown: wall time over the full core's; wallPerCpu: over the loop's own CPU time. */
 type Loop = Record<"memoryMb" | "share" | "wallMs" | "slowdown" | "wallPerCpu", number>;
-/** slowdownAfter: the loop again after the size's rounds (absent in records before it). */
-export type Calibration = Loop & { ok: boolean; slowdownAfter?: number };
+/**
+ * slowdownAfter: the loop again after the size's rounds (absent in records before it); a size
+ * measured twice, its first rounds having broken on a noisy host: the break (`brokeOnce`) and the
+ * loop's slowdown that excused it (`slowdownAtBreak`).
+ */
+export type Calibration = Loop & {
+  ok: boolean;
+  slowdownAfter?: number;
+  slowdownAtBreak?: number | undefined;
+  brokeOnce?: string;
+};
 type Row = { memoryMb: number; variant: Variant; fn: BenchFunction };
 /** importMs and firstMs: medians over the cold processes. */
 export type ColdRow = Row & Record<"bundleBytes" | "importMs" | "firstMs", number>;

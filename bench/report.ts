@@ -131,8 +131,9 @@ function costRow(r: Results, workload: string, u: StoreUnits[string]): Cells {
  * past 1.5× its share's slowdown (quiet runs: 1.0-1.4×) the loop lost CPU to the host, and every
  * figure at that size with it; the ratios, measured in the same rounds, less so.
  */
-export const noisy = (c: Pick<Calibration, "slowdown" | "slowdownAfter" | "share">): boolean =>
-  Math.max(c.slowdown, c.slowdownAfter ?? 0) * c.share > 1.5;
+export const noisy = (
+  c: Pick<Calibration, "slowdown" | "slowdownAfter" | "slowdownAtBreak" | "share">,
+): boolean => Math.max(c.slowdown, c.slowdownAfter ?? 0, c.slowdownAtBreak ?? 0) * c.share > 1.5;
 
 /** What a person decides from; every figure is in results.json. */
 export function printReport(r: Results): void {
@@ -141,7 +142,8 @@ export function printReport(r: Results): void {
     (c) =>
       `${String(c.memoryMb)} MB ${c.slowdown.toFixed(1)}×` +
       (c.slowdownAfter === undefined ? "" : ` then ${c.slowdownAfter.toFixed(1)}×`) +
-      ` (${(1 / c.share).toFixed(1)}×)${noisy(c) ? " NOISY HOST" : ""}`,
+      ` (${(1 / c.share).toFixed(1)}×)${noisy(c) ? " NOISY HOST" : ""}` +
+      (c.brokeOnce === undefined ? "" : `, measured twice: ${c.brokeOnce}`),
   );
   console.log(
     r.cpuShareEnforced

@@ -157,12 +157,17 @@ async function measureSize(
   try {
     return [...(await atSize(bench, sandbox, units)), await loopNow()];
   } catch (error) {
+    // Judged on the loop now, right after the break: noise minutes earlier does not excuse it.
     const now = await loopNow();
-    if (now === undefined || !noisy(now)) throw error;
+    const slowdownAtBreak = now?.slowdownAfter;
+    if (now === undefined || !noisy({ ...now, slowdown: 0 })) throw error;
     const text = error instanceof Error ? error.message : String(error);
-    const why = (/^.*wrong answer.*$/m.exec(text) ?? text.split("\n"))[0]?.trim();
-    phase(`${String(sandbox.memoryMb)} MB once more: it broke on a NOISY HOST (${why ?? ""})`);
-    return [...(await atSize(bench, sandbox, units)), await loopNow()];
+    const brokeOnce = (/^.*wrong answer.*$/m.exec(text) ?? text.split("\n"))[0]?.trim() ?? "";
+    phase(`${String(sandbox.memoryMb)} MB once more: it broke on a NOISY HOST (${brokeOnce})`);
+    const measured = await atSize(bench, sandbox, units);
+    // The record keeps the break and the reading that excused it.
+    const after = await loopNow();
+    return [...measured, after && { ...after, slowdownAtBreak, brokeOnce }];
   }
 }
 

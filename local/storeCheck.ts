@@ -22,9 +22,10 @@ export function storeEndpointOf(
   env: Readonly<Record<string, string | undefined>>,
 ): string | undefined {
   const endpoint = env.DYNAMODB_ENDPOINT || undefined;
-  if (endpoint && !URL.canParse(endpoint))
+  // Not repeated: a mistyped value may hold a password (http://user:pw@host:80000).
+  if (endpoint && !(URL.canParse(endpoint) && /^https?:$/.test(new URL(endpoint).protocol)))
     throw new StoreEndpointError(
-      `DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000, got "${endpoint}"`,
+      "DYNAMODB_ENDPOINT must be an http(s) URL such as http://127.0.0.1:8000",
     );
   // A store takes signed requests, never a URL's user and password; and every message names the
   // endpoint, which must then not carry a secret.

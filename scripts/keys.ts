@@ -89,6 +89,12 @@ function parse(argv: string[]): Request | "help" {
     },
   });
   if (values.help) return "help";
+  // An API key among the arguments is a secret in argv (and the shell's history): never repeated.
+  if (positionals.some((arg) => keyPattern.test(arg)))
+    throw new UsageError(
+      "an argument is an API key, not a keyId (key_…): to revoke a key you hold, pipe it to " +
+        "npm run keys -- revoke - (it reads the key on standard input); clear it from your shell history",
+    );
   const [command, keyId, ...extra] = positionals;
   if (!command) throw new UsageError(`no command given: use ${commandList}`);
   if (!commands.includes(command))
@@ -100,12 +106,6 @@ function parse(argv: string[]): Request | "help" {
     throw new UsageError(`unexpected argument "${extra[0] ?? keyId ?? ""}"`);
   if (needsKeyId.has(command) && !keyId)
     throw new UsageError(`${command} needs a keyId (see: npm run keys -- list)`);
-  // An API key where a keyId goes is a secret in argv (and the shell's history): never repeated.
-  if (keyId !== undefined && keyPattern.test(keyId))
-    throw new UsageError(
-      "that argument is an API key, not a keyId (key_…): to revoke a key you hold, pipe it to " +
-        "npm run keys -- revoke - (it reads the key on standard input); clear it from your shell history",
-    );
   if (keyId === "-" && command !== "revoke")
     throw new UsageError("- (the key on standard input) goes with revoke only");
   const scopes = values.scope && scopesOf(values.scope);
@@ -124,9 +124,10 @@ function parse(argv: string[]): Request | "help" {
   if (stage !== "local" && !stages.includes(stage))
     throw new UsageError(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
   // One line of list and history each: a line break in a label could fake another one.
-  if (!/^[^\p{Cc}]{1,100}$/u.test(values.label) || values.label.trim() === "")
+  // Nor may a line or paragraph separator or a bidi control, which would only look like one.
+  if (!/^[^\p{Cc}\p{Cf}\u2028\u2029]{1,100}$/u.test(values.label) || values.label.trim() === "")
     throw new UsageError(
-      "--label must be 1 to 100 characters, not only spaces, no control characters",
+      "--label must be 1 to 100 characters, not only spaces, no control or format characters",
     );
   return {
     command,
@@ -254,8 +255,8 @@ async function run(request: Request, target: Target): Promise<number> {
     const who = await target.who();
     // Stopping a leaked key never waits for the operator's identity; any other change does.
     if (who === undefined && request.command !== "revoke") {
-      console.log(
-        `${request.command} refused: who you are could not be read (it is recorded with every change); check your credentials (aws sts get-caller-identity) and retry`,
+      console.error(
+        `keys: ${request.command} refused: who you are could not be read (it is recorded with every change); check your credentials (aws sts get-caller-identity) and retry`,
       );
       return 1;
     }
@@ -264,7 +265,7 @@ async function run(request: Request, target: Target): Promise<number> {
   const missing = (keyId: string): number => {
     // Not repeated unless it reads as a keyId: it may be a key given by mistake.
     const named = /^key_[0-9a-f]+$/.test(keyId) ? `key ${keyId}` : "key with that keyId (key_…)";
-    console.log(`no ${named} in ${where} (see: npm run keys -- list)`);
+    console.error(`keys: no ${named} in ${where} (see: npm run keys -- list)`);
     return 1;
   };
   switch (request.command) {
@@ -295,10 +296,10 @@ async function run(request: Request, target: Target): Promise<number> {
       if (!rotation) return missing(keyId);
       if ("refused" in rotation) {
         const { record } = rotation;
-        console.log(
+        console.error(
           rotation.refused === "revoked"
-            ? `${keyId} was revoked on ${record.revokedAt ?? ""} in ${where}: issue a new key with create`
-            : `${keyId} expired on ${record.expiresAt ?? ""} in ${where}: issue a new key with create`,
+            ? `keys: ${keyId} was revoked on ${record.revokedAt ?? ""} in ${where}: issue a new key with create`
+            : `keys: ${keyId} expired on ${record.expiresAt ?? ""} in ${where}: issue a new key with create`,
         );
         return 1;
       }
@@ -333,10 +334,17 @@ async function run(request: Request, target: Target): Promise<number> {
       let keyId = request.keyId ?? "";
       if (keyId === "-") {
         // The key itself, as a leak report gives it: found by its hash, as the service finds it.
-        const apiKey = await apiKeyFromStdin("API key to revoke (not shown): ");
-        const found = apiKey && (await keys.find(hashApiKey(apiKey), deadline));
+        // From a pipe only: typed on a terminal, the key would be echoed.
+        const apiKey = await apiKeyFromStdin();
+        if (!apiKey) {
+          console.error(
+            "keys: revoke - reads the key from a pipe (pass show leaked-key | npm run keys -- revoke -), never from the terminal, which would show it",
+          );
+          return 2;
+        }
+        const found = await keys.find(hashApiKey(apiKey), deadline);
         if (!found) {
-          console.log(`no key in ${where} is the one given on standard input`);
+          console.error(`keys: no key in ${where} is the one given on standard input`);
           return 1;
         }
         keyId = found.keyId;

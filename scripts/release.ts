@@ -66,8 +66,7 @@ export function rollbackAdvice(config: StageConfig): string[] {
         `    aws lambda update-alias ${where} --function-name ${config.stackName}-${name} ` +
         `--name live --function-version <previous>`,
     ),
-    `    (the previous numbers: aws lambda list-versions-by-function ${where} --function-name <name>;`,
-    `    a function whose newest version is older than this deploy got none: leave it)`,
+    `    (the previous numbers: aws lambda list-versions-by-function ${where} --function-name <name>)`,
     `  complete, code and template: deploy the previous release again,`,
     `    git checkout <previous tag or commit> && npm ci && npm run deploy -- ${config.stage}`,
   ];

@@ -23,4 +23,10 @@ describe("a size is NOISY when its loop slowed past 1.5× its share's figure, be
   it("is noisy when only the loop after the rounds slowed past it", () => {
     expect(noisy({ share, slowdown: quiet, slowdownAfter: lost })).toBe(true);
   });
+
+  it("a size measured again after a break stays noisy by the reading that excused the break", () => {
+    expect(noisy({ share, slowdown: quiet, slowdownAfter: quiet, slowdownAtBreak: lost })).toBe(
+      true,
+    );
+  });
 });

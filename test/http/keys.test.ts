@@ -55,7 +55,8 @@ describe("a revoked key is refused within the cache time, with no restart", () =
   it("says so when the key id is unknown", () => {
     const run = keys("revoke", "key_000000000000");
     expect(run.status).toBe(1);
-    expect(run.stdout).toMatch(/no key key_000000000000/);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^keys: no key key_000000000000/);
   });
 });
 
@@ -70,22 +71,36 @@ describe("a leaked key is revoked by the key itself, never by naming it in argv"
     expect(await status(key)).toBe(401);
   });
 
+  it("nothing piped: one line saying to pipe it, exit 2", () => {
+    const run = keysCommandFed(dataDir, "", "revoke", "-");
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^keys: revoke - reads the key from a pipe/),
+    ]);
+  });
+
   it("a key the store does not hold: one line, exit 1, not shown", () => {
     const stranger = `${issue().key.slice(0, -10)}zzzzzzzzzz`;
     const run = keysCommandFed(dataDir, `${stranger}\n`, "revoke", "-");
     expect(run.status).toBe(1);
-    expect(run.stdout.trim().split("\n")).toEqual([
-      expect.stringMatching(/^no key in .* is the one given on standard input$/),
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^keys: no key in .* is the one given on standard input$/),
     ]);
     expect(run.stdout + run.stderr).not.toContain(stranger);
   });
 
   it("the key given where a keyId goes: refused in one line that does not repeat it", async () => {
     const { key } = issue();
-    for (const command of ["revoke", "rotate", "history"]) {
-      const run = keys(command, key);
+    for (const args of [
+      ["revoke", key],
+      ["rotate", key],
+      ["history", key],
+      ["list", key],
+    ]) {
+      const run = keys(...args);
       expect(run.status).toBe(2);
-      expect(run.stderr).toMatch(/^keys: that argument is an API key, not a keyId .*revoke -/);
+      expect(run.stderr).toMatch(/^keys: an argument is an API key, not a keyId .*revoke -/);
       expect(run.stdout + run.stderr).not.toContain(key);
     }
     expect(await status(key)).toBe(200);
@@ -141,6 +156,8 @@ describe("the command refuses what it does not know", () => {
     [["create", "--expires", "2027-06-30T25:00Z"], /--expires must be an ISO 8601 date/],
     [["create", "--label", ""], /^keys: --label must be 1 to 100 characters/],
     [["create", "--label", "a\nb"], /^keys: --label must be 1 to 100 characters/],
+    [["create", "--label", "a\u2028b"], /^keys: --label must be 1 to 100 characters/],
+    [["create", "--label", "a\u202eb"], /^keys: --label must be 1 to 100 characters/],
     [["create", "--label", "x".repeat(101)], /^keys: --label must be 1 to 100 characters/],
     [["create", "--expires", "2020-01-01"], /--expires 2020-01-01 is in the past/],
     [["create", "--labl", "x"], /^keys: unknown option --labl/],
@@ -226,10 +243,10 @@ describe("keys rotate gives a new key; both work during the grace", () => {
     expect(keys("revoke", keyId).status).toBe(0);
     const run = keys("rotate", keyId);
     expect(run.status).toBe(1);
-    expect(run.stdout).toMatch(
-      new RegExp(`^${keyId} was revoked on .*: issue a new key with create`),
+    expect(run.stderr).toMatch(
+      new RegExp(`^keys: ${keyId} was revoked on .*: issue a new key with create`),
     );
-    expect(run.stdout).not.toMatch(/petstore_/);
+    expect(run.stdout + run.stderr).not.toMatch(/petstore_/);
   });
 });
 
@@ -268,7 +285,8 @@ describe("every answer of the command names the store it used", () => {
       keys("rotate", keyId),
       keys("history", "key_000000000000"),
     ];
-    for (const run of runs) expect(run.stdout).toMatch(/table petstore-local/);
+    // Refusals on stderr (a revoked key's rotate), answers on stdout: each names the store.
+    for (const run of runs) expect(run.stdout + run.stderr).toMatch(/table petstore-local/);
     expect(keys("create").stdout).toMatch(/issued in .*table petstore-local/);
   });
 });

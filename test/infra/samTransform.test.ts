@@ -16,7 +16,7 @@ import { cfnLint, cfnLintMissing } from "../support/cfnLint.ts";
 import { skipWithout } from "../support/missingTool.ts";
 import { transformTemplate } from "../support/samTransform.ts";
 import { ofType as templateOfType } from "../support/templateResources.ts";
-import { configurationParameter, configurationSha256 } from "../../scripts/lib/deploy/plan.ts";
+import { configurationParameter, releaseSha256 } from "../../scripts/lib/deploy/plan.ts";
 import { rollbackAlarms } from "./rollbackAlarms.ts";
 
 const corsOrigins = "https://a.example,https://b.example";
@@ -194,16 +194,21 @@ describe("after the AWS SAM transform", () => {
   });
 });
 
-describe("a deploy that changes only a value the functions read publishes new versions", () => {
-  // As npm run deploy gives the parameters: the stage's, and the hash of the ones functions read.
-  const deployed = (changes: Record<string, string>): Record<string, string> => {
+describe("a deploy publishes new versions when the code or a value the functions read changes, not an alarm's", () => {
+  // As npm run deploy gives the parameters: the stage's, and the release's hash of the bundles
+  // and the values the functions read (a bundle here: a stand-in for its hash).
+  const bundles = { listCategories: "a", createCategory: "b", routeFallback: "c" };
+  const deployed = (changes: Record<string, string>, code = bundles): Record<string, string> => {
     const parameters = { ...stageConfig("staging").parameters, ...changes };
-    return { ...parameters, [configurationParameter]: configurationSha256(parameters) };
+    return { ...parameters, [configurationParameter]: releaseSha256(parameters, code) };
   };
   const run = transformTemplate([
     deployed({}),
     deployed({ DefaultRateLimit: "77/s" }),
     deployed({ AlarmThrottles: "11" }),
+    deployed({}, { ...bundles, createCategory: "b2" }),
+    // By hand (`sam deploy --config-env`): samconfig's empty hash, SAM's own naming.
+    { ...stageConfig("staging").parameters, [configurationParameter]: "" },
   ]);
   skipWithout(run.missing);
   /** Per function behind a route, the logical id of the version the deploy would publish. */
@@ -218,18 +223,30 @@ describe("a deploy that changes only a value the functions read publishes new ve
       ]),
     );
   };
+  const moved = (a: number, b: number): boolean[] => {
+    const [before, after] = [versions(a), versions(b)];
+    return Object.entries(before).map(([id, version]) => {
+      expect(version, id).toBeDefined();
+      return after[id] !== version;
+    });
+  };
 
   it("a rate limit changed alone: every function behind a route publishes a new version", () => {
     expect(run.error).toBeUndefined();
-    const [before, after] = [versions(0), versions(1)];
-    for (const [id, version] of Object.entries(before)) {
-      expect(version, id).toBeDefined();
-      expect(after[id], id).not.toBe(version);
-    }
+    expect(moved(0, 1)).toEqual([true, true, true]);
+  });
+
+  it("one bundle changed alone: so do they (one hash for all: the code is in it)", () => {
+    expect(moved(0, 3)).toEqual([true, true, true]);
   });
 
   it("an alarm threshold changed alone: no new version, so no deployment", () => {
-    expect(versions(2)).toEqual(versions(0));
+    expect(moved(0, 2)).toEqual([false, false, false]);
+  });
+
+  it("by hand, with the empty hash, SAM names versions itself", () => {
+    expect(moved(0, 4)).toEqual([true, true, true]);
+    expect(Object.values(versions(4)).every((id) => id !== undefined)).toBe(true);
   });
 });
 

@@ -65,7 +65,17 @@ describe("keys with DYNAMODB_ENDPOINT: that store, named in the output", () => {
     [
       "is no URL (as npm start says it)",
       "not a url",
-      /^keys: DYNAMODB_ENDPOINT must be a URL such as http:\/\/127\.0\.0\.1:8000, got "not a url"\n$/,
+      /^keys: DYNAMODB_ENDPOINT must be an http\(s\) URL such as http:\/\/127\.0\.0\.1:8000\n$/,
+    ],
+    [
+      "is mistyped around a password (never repeated)",
+      "http://admin:s3cret-pw@127.0.0.1:80000",
+      /^keys: DYNAMODB_ENDPOINT must be an http\(s\) URL such as http:\/\/127\.0\.0\.1:8000\n$/,
+    ],
+    [
+      "has no http(s) scheme",
+      "admin:s3cret-pw@127.0.0.1:8000",
+      /^keys: DYNAMODB_ENDPOINT must be an http\(s\) URL such as http:\/\/127\.0\.0\.1:8000\n$/,
     ],
     [
       "holds a password (never repeated)",

@@ -145,7 +145,7 @@ describe("an unreachable DYNAMODB_ENDPOINT ends in one line naming the variable,
   it("refuses a value that is no URL", async () => {
     expectOneLine(
       await start({ DYNAMODB_ENDPOINT: "localhost 8000" }),
-      /DYNAMODB_ENDPOINT must be a URL/,
+      /DYNAMODB_ENDPOINT must be an http\(s\) URL/,
     );
   });
 });

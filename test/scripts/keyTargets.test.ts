@@ -152,8 +152,9 @@ describe("who cannot be read: a revoke still proceeds, every other change is ref
       ]) {
         const refused = await run(...args);
         expect(refused.status, args.join(" ")).toBe(1);
-        expect(refused.stdout.trim().split("\n"), args.join(" ")).toHaveLength(1);
-        expect(refused.stdout).toMatch(/refused: who you are could not be read/);
+        expect(refused.stdout, args.join(" ")).toBe("");
+        expect(refused.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
+        expect(refused.stderr).toMatch(/^keys: \w+ refused: who you are could not be read/);
       }
       expect(await target.keys.list(soon())).toEqual(before);
       const revoked = await run("revoke", record.keyId);

@@ -140,6 +140,7 @@ export function fakeDeployIo(
       return Promise.resolve();
     },
     staleBundles: () => [],
+    bundleHashes: () => ({ listCategories: "a", createCategory: "b", routeFallback: "c" }),
     run: (command, args) => {
       log.push("run");
       runs.push([command, ...args]);

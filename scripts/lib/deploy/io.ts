@@ -2,9 +2,11 @@
  * What `npm run deploy` needs from the world (builds, processes, the smoke test, the terminal),
  * as one interface: the tests hand it a recording stand-in, the command the terminal's own.
  */
-import { resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
-import { functionsOf, projectRoot } from "../../../local/template.ts";
+import { functionsOf, projectRoot, servedFunctions } from "../../../local/template.ts";
 import { buildFunctions, bundleIsStale } from "../../build.ts";
 import type { Capture } from "../../process.ts";
 import { capture, runAttached, which } from "../../process.ts";
@@ -21,6 +23,8 @@ export interface DeployIo {
   readonly workflow: string;
   /** Builds dist/ (scripts/build.ts). */
   readonly build: () => Promise<unknown>;
+  /** Per function behind a route, the SHA-256 of its dist/ folder as built (what SAM zips). */
+  readonly bundleHashes: () => Record<string, string>;
   /** The functions whose dist/ bundle is missing or older than the code it is built from. */
   readonly staleBundles: () => string[];
   /** Runs a command with the terminal attached; resolves to its exit code. */
@@ -43,6 +47,7 @@ export const terminalIo: DeployIo = {
   samconfig: samconfigPath,
   workflow: resolve(projectRoot, ".github/workflows/deploy.yml"),
   build: buildFunctions,
+  bundleHashes,
   staleBundles: () =>
     functionsOf()
       .filter(bundleIsStale)
@@ -50,8 +55,10 @@ export const terminalIo: DeployIo = {
   run: runAttached,
   capture,
   smoke: async (baseUrl, apiKey, write) => {
+    // Only an address nothing listens at, or a name that does not resolve: a slow answer may be
+    // the new release's own (a hanging init), which the checks then fail as such.
     const down = await unreachable(baseUrl, 10_000);
-    if (down !== undefined) return { unreachable: down };
+    if (down === "connection refused" || down === "no such host") return { unreachable: down };
     const results = await runChecks(baseUrl, apiKey, { write, report: printCheck });
     return results.every((result) => result.ok) ? "passed" : "failed";
   },
@@ -73,3 +80,17 @@ export const terminalIo: DeployIo = {
     process.stderr.write(`${line}\n`);
   },
 };
+
+/** terminalIo.bundleHashes: each served function's dist/ folder, file names and contents. */
+function bundleHashes(): Record<string, string> {
+  return Object.fromEntries(
+    servedFunctions().map(({ name, codeDir }) => {
+      const hash = createHash("sha256");
+      for (const file of readdirSync(codeDir, { recursive: true, encoding: "utf8" }).sort()) {
+        const path = join(codeDir, file);
+        if (statSync(path).isFile()) hash.update(`${file}\0`).update(readFileSync(path));
+      }
+      return [name, hash.digest("hex")];
+    }),
+  );
+}

@@ -5,7 +5,7 @@
 import { keyStageOf, keyVerdict } from "../../../lib/keyFormat.ts";
 import { createHash } from "node:crypto";
 import type { Template } from "../../../local/template.ts";
-import { loadTemplate, templatePath } from "../../../local/template.ts";
+import { loadTemplate, servedFunctions, templatePath } from "../../../local/template.ts";
 import type { Release } from "../../release.ts";
 import type { StageConfig } from "../../stages.ts";
 import { samconfigPath, SettingsError, stageConfig, stages } from "../../stages.ts";
@@ -41,14 +41,15 @@ export interface Plan {
 /**
  * The `sam deploy` arguments for a stage. Paths are absolute: see infra/samconfig.toml. The
  * stage's parameters are given again on the command line (which replaces samconfig's list), with
- * the hash that publishes new versions when only a value the functions read changed.
+ * the release's hash (`releaseSha256`, known once dist/ is built: a placeholder until then).
  */
 export function samDeployArgs(
   stage: string,
-  options: { yes: boolean; tags?: string; samconfig?: string },
+  options: { yes: boolean; tags?: string; samconfig?: string; release?: string },
 ): string[] {
   const { parameters } = stageConfig(stage, options.samconfig ?? samconfigPath);
-  const overrides = { ...parameters, [configurationParameter]: configurationSha256(parameters) };
+  const release = options.release ?? "<the SHA-256 of the build and the values it reads>";
+  const overrides = { ...parameters, [configurationParameter]: release };
   return [
     "deploy",
     "--config-file",
@@ -58,8 +59,9 @@ export function samDeployArgs(
     "--template-file",
     templatePath,
     "--parameter-overrides",
+    // SAM CLI's own format: a value in double quotes, `\"` for a quote inside.
     Object.entries(overrides)
-      .map(([name, value]) => `${name}="${value.replace(/["\\]/g, "\\$&")}"`)
+      .map(([name, value]) => `${name}="${value.replaceAll('"', '\\"')}"`)
       .join(" "),
     ...(options.tags === undefined ? [] : ["--tags", options.tags]),
     ...(options.yes ? ["--no-confirm-changeset"] : []),
@@ -96,13 +98,19 @@ export function functionParameters(template: Template = loadTemplate()): string[
 }
 
 /**
- * The SHA-256 of the values (a parameter not given: its Default) of the parameters the
- * functions read. SAM names a function's version after its code and its environment as written,
- * `!Ref` and all, not after the values (aws/serverless-application-model#1640): a deploy that
- * changed only a value would publish no version, and `live` would keep the old one.
+ * What each function behind a route takes as AutoPublishCodeSha256 (FunctionConfigurationSha256):
+ * the SHA-256 of their bundles as built (`bundles`: a hash per function), their properties as the
+ * template writes them (Globals' and their own), and the values (a parameter not given: its
+ * Default) of the parameters those read. Given a hash, SAM names the version after it alone
+ * (samtranslator's LogicalIdGenerator puts it in place of its own), so it must hold all SAM would
+ * have hashed: code, environment, MemorySize. And SAM's own hash takes an environment's `!Ref`s
+ * as written, not their values (aws/serverless-application-model#1640): a deploy that changed
+ * only a value would publish no version, and `live` would keep the old one. One hash for them
+ * all: a deploy that changes anything publishes a version of each.
  */
-export function configurationSha256(
+export function releaseSha256(
   parameters: Readonly<Record<string, string>>,
+  bundles: Readonly<Record<string, string>>,
   template: Template = loadTemplate(),
 ): string {
   const defaultOf = (name: string): string => {
@@ -113,7 +121,13 @@ export function configurationSha256(
     name,
     parameters[name] ?? defaultOf(name),
   ]);
-  return createHash("sha256").update(JSON.stringify(values)).digest("hex");
+  const properties = servedFunctions(template).map(({ name, logicalId }) => [
+    name,
+    template.Resources[logicalId]?.Properties,
+    bundles[name] ?? "",
+  ]);
+  const written = [values, template.Globals?.Function, properties];
+  return createHash("sha256").update(JSON.stringify(written)).digest("hex");
 }
 
 /** The command line as a Plan, or the exit code when it is --help (0) or a mistake (2). */

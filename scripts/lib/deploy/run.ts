@@ -11,7 +11,7 @@ import { readRelease, rollbackAdvice, stackTags } from "../../release.ts";
 import { stackOutput } from "../../stages.ts";
 import type { DeployIo } from "./io.ts";
 import type { Plan } from "./plan.ts";
-import { plan, planFindings, samDeployArgs, smokeMode } from "./plan.ts";
+import { plan, planFindings, releaseSha256, samDeployArgs, smokeMode } from "./plan.ts";
 import { configFindings, githubDeployRole, identityFinding, toolFindings } from "./preflight.ts";
 
 export async function deploy(argv: readonly string[], io: DeployIo): Promise<number> {
@@ -29,15 +29,17 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
     ...configFindings(config, io.workflow),
     ...(await toolFindings(io.which, io.capture)),
   ];
-  const args = samDeployArgs(stage, {
-    yes: planned.yes,
-    tags: stackTags(config, read.release),
-    samconfig: io.samconfig,
-  });
+  const argsFor = (release?: string): string[] =>
+    samDeployArgs(stage, {
+      yes: planned.yes,
+      tags: stackTags(config, read.release),
+      samconfig: io.samconfig,
+      ...(release !== undefined && { release }),
+    });
   const where = `stack ${config.stackName} in ${config.region}`;
   const asks = stage === "production" && !planned.yes;
 
-  if (planned.dryRun) return dryRun(planned, { args, where, asks, findings }, io);
+  if (planned.dryRun) return dryRun(planned, { args: argsFor(), where, asks, findings }, io);
   if (findings.length > 0) return refuse(findings, io);
   const [sam = "sam", aws = "aws"] = ["sam", "aws"].map((name) => io.which(name));
   const identity = await identityFinding(config, aws, io.capture);
@@ -57,6 +59,8 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
       return 1;
     }
   }
+  // The release's hash needs the bundles as built: known only now.
+  const args = argsFor(releaseSha256(config.parameters, io.bundleHashes()));
   io.out(`deploying ${where}: sam ${args.map(shellQuote).join(" ")}`);
   const code = await io.run(sam, args);
   if (code !== 0) {

@@ -5,9 +5,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../../../local/template.ts";
+import { loadTemplate, projectRoot } from "../../../local/template.ts";
 import { samDeployArgs } from "../../../scripts/deploy.ts";
-import { configurationParameter, configurationSha256 } from "../../../scripts/lib/deploy/plan.ts";
+import { configurationParameter, releaseSha256 } from "../../../scripts/lib/deploy/plan.ts";
 import { parseParameterOverrides, stageConfig } from "../../../scripts/stages.ts";
 import { shellQuote, which } from "../../../scripts/process.ts";
 import { binDir } from "../../support/deployStandIns.ts";
@@ -27,19 +27,35 @@ describe("deploy helpers", () => {
     expect(readFileSync(after("--template-file"), "utf8")).toContain("CodeUri: ../dist/");
   });
 
-  it("gives sam the stage's parameters again, with the hash of the ones the functions read", () => {
-    const args = samDeployArgs("staging", { yes: false });
+  it("gives sam the stage's parameters again, with the release's hash", () => {
+    const release = "0".repeat(64);
+    const args = samDeployArgs("staging", { yes: false, release });
     const given = parseParameterOverrides(args[args.indexOf("--parameter-overrides") + 1] ?? "");
     const { parameters } = stageConfig("staging");
-    expect(given).toEqual({
-      ...parameters,
-      [configurationParameter]: configurationSha256(parameters),
-    });
-    // A value the functions read changes the hash; one they do not (an alarm's) leaves it.
-    const hash = (changes: Record<string, string>) =>
-      configurationSha256({ ...parameters, ...changes });
+    expect(given).toEqual({ ...parameters, [configurationParameter]: release });
+  });
+
+  it("the release's hash moves with the code, a value the functions read, or how the template writes them; never with an alarm's", () => {
+    const { parameters } = stageConfig("staging");
+    const bundles = { listCategories: "a", createCategory: "b", routeFallback: "c" };
+    const hash = (changes: Record<string, string>, code = bundles, template = loadTemplate()) =>
+      releaseSha256({ ...parameters, ...changes }, code, template);
     expect(hash({ AllowLegacyCredentials: "false" })).not.toBe(hash({}));
     expect(hash({ PetsSunsetAt: "2027-01-01T00:00:00Z" })).not.toBe(hash({}));
+    expect(hash({}, { ...bundles, createCategory: "b2" })).not.toBe(hash({}));
+    const template = loadTemplate();
+    const list = template.Resources.ListCategoriesFunction?.Properties ?? {};
+    const resized = {
+      ...template,
+      Resources: {
+        ...template.Resources,
+        ListCategoriesFunction: {
+          Type: "AWS::Serverless::Function",
+          Properties: { ...list, MemorySize: 2048 },
+        },
+      },
+    };
+    expect(hash({}, bundles, resized)).not.toBe(hash({}));
     expect(hash({ AlarmThrottles: "11", DeploymentType: "AllAtOnce" })).toBe(hash({}));
   });
 

@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { generateKey } from "../../../lib/keyFormat.ts";
 import { BuildError } from "../../../scripts/build.ts";
 import { deploy, samDeployArgs } from "../../../scripts/deploy.ts";
+import { releaseSha256 } from "../../../scripts/lib/deploy/plan.ts";
+import { stageConfig } from "../../../scripts/stages.ts";
 import { scratchDir } from "../../support/scratchDir.ts";
 import {
   deployTags,
@@ -40,6 +42,11 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
           yes: false,
           tags: deployTags("staging"),
           samconfig: fake.samconfig,
+          // The release's hash of the bundles as built (here the stand-in's) and the settings.
+          release: releaseSha256(
+            stageConfig("staging", fake.samconfig).parameters,
+            fake.bundleHashes(),
+          ),
         }),
       ],
     ]);
