@@ -15,6 +15,19 @@ import { checkResponse, headerOf } from "./openapiResponse.ts";
 export type { ObservedResponse } from "./openapiResponse.ts";
 
 /**
+ * A request path as API Gateway matches routes on it: decoded once; undefined for one whose
+ * escapes do not decode, which matches no route (the tests' own reading of the contract, not
+ * lib/routes.ts's).
+ */
+export function routedPath(rawPath: string): string | undefined {
+  try {
+    return decodeURIComponent(rawPath);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Throws an Error naming what does not match when the response is not one openapi.yaml
  * documents for this method and path.
  */
@@ -24,14 +37,7 @@ export function assertMatchesOpenApi(response: ObservedResponse): void {
   const requestPath = response.path.split("?", 1)[0] ?? "";
   const where = `${method} ${requestPath}`;
   const paths = asObject(document.paths, "paths");
-  // Matched as API Gateway matches routes: on the path decoded once; one whose escapes do not
-  // decode is no path of the document.
-  let decoded: string | undefined;
-  try {
-    decoded = decodeURIComponent(requestPath);
-  } catch {
-    decoded = undefined;
-  }
+  const decoded = routedPath(requestPath);
   const relative = decoded?.startsWith(`${basePath}/`) ? decoded.slice(basePath.length) : undefined;
   const template =
     relative === undefined

@@ -10,6 +10,7 @@ import { expect } from "vitest";
 import type { Category } from "../../../lib/category.ts";
 import type { HttpEvent } from "../../../lib/http/message.ts";
 import { routesOf } from "../../../local/template.ts";
+import { routedPath } from "../openapi.ts";
 import { bodyText, loadEvent } from "../../functions/harness.ts";
 import type { BodyCase } from "./bodies.ts";
 import { bodyArb } from "./bodies.ts";
@@ -115,13 +116,8 @@ const servedRoutes = new Set([...routesOf().keys()].filter((routeKey) => routeKe
  * do not decode is none), with the methods it is served with.
  */
 export function knownPathOf(rawPath: string): { readonly allow: string } | undefined {
-  let path: string;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
-    return undefined;
-  }
-  return knownPaths.find(({ pattern }) => pattern.test(path));
+  const path = routedPath(rawPath);
+  return path === undefined ? undefined : knownPaths.find(({ pattern }) => pattern.test(path));
 }
 
 const knownPaths: readonly { readonly pattern: RegExp; readonly allow: string }[] = [
