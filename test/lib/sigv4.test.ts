@@ -119,4 +119,23 @@ describe("a DynamoDB request is signed as aws4 signs it (Signature Version 4)", 
     );
     expect(headers).toEqual(byAws4(c));
   });
+
+  it("one container's credentials sign right across midnight, regions and a new secret (the kept key)", () => {
+    const at = (day: number, region: string, secretAccessKey = "secret"): Case => ({
+      host: `dynamodb.${region}.amazonaws.com`,
+      region,
+      target: "DynamoDB_20120810.Query",
+      body: "{}",
+      credentials: { accessKeyId: "AKID", secretAccessKey },
+      now: Date.UTC(2026, 10, day, 23, 59, 59, 999),
+    });
+    for (const c of [
+      at(27, "eu-west-1"),
+      at(27, "eu-west-1"),
+      at(28, "eu-west-1"),
+      at(28, "us-east-1"),
+      at(28, "us-east-1", "rotated"),
+    ])
+      expect(ours(c)).toEqual(byAws4(c));
+  });
 });
