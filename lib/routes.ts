@@ -26,23 +26,31 @@ export type FallbackDecision =
     };
 
 /**
- * 404, or 405 with the methods the path is served with, for a request's raw path matched as API
- * Gateway matches routes: decoded once (`/v1/%63ategories` is `/v1/categories`). A path whose
- * escapes do not decode (`/v1/pets/%ff`) matches no route, whatever the method: 404.
+ * 404, or 405 with the methods the path is served with, for the path the event carries. An HTTP
+ * API hands `rawPath` over already decoded once, as it matched routes on it (`/v1/%63ategories`
+ * arrives as `/v1/categories`; AWS's own Lambda test tool builds payload 2.0 events so,
+ * aws/aws-lambda-dotnet LambdaTestTool-v2, and live captures agree), so it is matched as it is:
+ * decoding it again would make `/v1/%2563ategories` a route. A path that still holds an escape
+ * that does not decode (`/v1/pets/%ff`, which the gateway could not decode) matches no route,
+ * whatever the method: 404.
  */
-export function decideFallback(
-  routes: RouteTable,
-  rawPath: string,
-  method: string,
-): FallbackDecision {
-  const path = decodedOnce(rawPath);
-  if (path === undefined) return { kind: "not_found" };
+export function decideFallback(routes: RouteTable, path: string, method: string): FallbackDecision {
+  if (decodedOnce(path) === undefined) return { kind: "not_found" };
   for (const [pattern, methods] of Object.entries(routes)) {
     if (pathMatches(pattern, path) && !methods.includes(method)) {
       return { kind: "method_not_allowed", path: pattern, allow: methods };
     }
   }
   return { kind: "not_found" };
+}
+
+/**
+ * A request's path as an HTTP API routes on it and hands it to the function: percent-decoded
+ * once, or as sent when its escapes do not decode (then it matches no route: the local gateway
+ * sends it to `$default`).
+ */
+export function gatewayPath(sent: string): string {
+  return decodedOnce(sent) ?? sent;
 }
 
 /**

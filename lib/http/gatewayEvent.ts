@@ -6,11 +6,11 @@
  * body) is the caller's.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { decodedOnce } from "../routes.ts";
+import { decodedOnce, gatewayPath } from "../routes.ts";
 
 export interface GatewayRequest {
   readonly method: string;
-  /** The path exactly as sent (not decoded). */
+  /** The path exactly as sent: the event carries it decoded once, as HTTP APIs hand it over. */
   readonly rawPath: string;
   readonly rawQueryString?: string;
   /** Lower-cased names; repeated headers already joined with commas. */
@@ -34,13 +34,16 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
   const query: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(rawQueryString))
     query[key] = key in query ? `${query[key] ?? ""},${value}` : value;
-  const pathParameters = pathParametersOf(routeKey, request.rawPath);
+  // An HTTP API hands the path over decoded once (lib/routes.ts, decideFallback), in `rawPath`
+  // and `requestContext.http.path` alike.
+  const path = gatewayPath(request.rawPath);
+  const pathParameters = pathParametersOf(routeKey, decodedOnce(request.rawPath));
   const host = headers.host ?? "localhost";
   const apiId = request.apiId ?? "local";
   return {
     version: "2.0",
     routeKey,
-    rawPath: request.rawPath,
+    rawPath: path,
     rawQueryString,
     headers: { ...headers },
     ...(request.cookies && request.cookies.length > 0 && { cookies: [...request.cookies] }),
@@ -53,7 +56,7 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
       domainPrefix: host.split(".")[0] ?? host,
       http: {
         method: request.method,
-        path: request.rawPath,
+        path,
         protocol: request.protocol ?? "HTTP/1.1",
         sourceIp: request.sourceIp ?? "127.0.0.1",
         userAgent: headers["user-agent"] ?? "",
@@ -70,13 +73,15 @@ export function gatewayEvent(request: GatewayRequest): APIGatewayProxyEventV2 {
 }
 
 /**
- * The route's `{name}` segments from the once-decoded path. API Gateway decodes a parameter's
- * value once more before handing it over (so `%252F` arrives as `/`); a value that does not
- * decode again is passed as it is.
+ * The route's `{name}` segments from the once-decoded path (none when it does not decode). API
+ * Gateway decodes a parameter's value once more before handing it over (so `%252F` arrives as
+ * `/`); a value that does not decode again is passed as it is.
  */
-function pathParametersOf(routeKey: string, rawPath: string): Record<string, string> | undefined {
+function pathParametersOf(
+  routeKey: string,
+  path: string | undefined,
+): Record<string, string> | undefined {
   const pattern = routeKey.split(" ")[1];
-  const path = decodedOnce(rawPath);
   if (pattern === undefined || path === undefined) return undefined;
   const values = path.split("/");
   const parameters: Record<string, string> = {};

@@ -43,6 +43,12 @@ describe("a path is matched as sent: `//x/v1/categories` is no route of the temp
     expect(answer).toBeApiError(405, "method_not_allowed");
     expect(answer.headers.allow).toBe("GET, POST");
   });
+
+  it("once only: an escaped escape is no route, for the fallback's 405 as for the gateway", async () => {
+    expect(await get("/v1/categ%256Fries")).toBeApiError(404, "not_found");
+    const answer = await exactly(url, { method: "DELETE", path: "/v1/categ%256Fries", key });
+    expect(answer).toBeApiError(404, "not_found");
+  });
 });
 
 describe("a path parameter whose escapes do not decode matches no route: 404, never a bare 500", () => {

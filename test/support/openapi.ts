@@ -15,9 +15,9 @@ import { checkResponse, headerOf } from "./openapiResponse.ts";
 export type { ObservedResponse } from "./openapiResponse.ts";
 
 /**
- * A request path as API Gateway matches routes on it: decoded once; undefined for one whose
- * escapes do not decode, which matches no route (the tests' own reading of the contract, not
- * lib/routes.ts's).
+ * A request path as API Gateway matches routes on it and hands it to the function: decoded
+ * once; undefined for one whose escapes do not decode, which matches no route (the tests' own
+ * reading of the contract, not lib/routes.ts's).
  */
 export function routedPath(rawPath: string): string | undefined {
   try {
@@ -25,6 +25,14 @@ export function routedPath(rawPath: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the route fallback can answer 405 for a path it was handed (decoded once): it never
+ * decodes again, and one still holding a `%` that starts no escape (sent as `%25`) is 404.
+ */
+export function fallbackReads(handedPath: string): boolean {
+  return routedPath(handedPath) !== undefined;
 }
 
 /**
@@ -52,6 +60,10 @@ export function assertMatchesOpenApi(response: ObservedResponse): void {
   const pathItem = resolveRef(pathPointer).value;
   const operationKey = method.toLowerCase();
   if (!isOperationMethod(operationKey) || pathItem[operationKey] === undefined) {
+    if (!fallbackReads(decoded ?? "")) {
+      checkResponse(response, "#/x-unlisted-routes/notFound", 404, `${where} (no such path)`);
+      return;
+    }
     const allowed = operationMethods.filter((key) => pathItem[key] !== undefined);
     checkResponse(
       response,

@@ -44,8 +44,9 @@ describe("the query string is kept raw and parsed, repeated names joined with co
 });
 
 describe("the request context is the request's", () => {
-  it("carries the route key, method, raw path, request id and time", () => {
+  it("carries the route key, method, path (decoded once, as HTTP APIs hand it over), request id and time", () => {
     const event = gatewayEvent(request({ method: "DELETE", rawPath: "/v1/pets/%34%32" }));
+    expect(event.rawPath).toBe("/v1/pets/42");
     expect(event.routeKey).toBe("GET /v1/pets/{petId}");
     expect(event.requestContext).toMatchObject({
       routeKey: "GET /v1/pets/{petId}",
@@ -54,9 +55,15 @@ describe("the request context is the request's", () => {
       domainPrefix: "api",
       stage: "$default",
       timeEpoch: 1_700_000_000_000,
-      http: { method: "DELETE", path: "/v1/pets/%34%32" },
+      http: { method: "DELETE", path: "/v1/pets/42" },
     });
     expect(event.requestContext.time).toBe(new Date(1_700_000_000_000).toUTCString());
+  });
+
+  it("carries a path whose escapes do not decode as it was sent", () => {
+    const event = gatewayEvent(request({ rawPath: "/v1/pets/%ff", routeKey: "$default" }));
+    expect(event.rawPath).toBe("/v1/pets/%ff");
+    expect(event.requestContext.http.path).toBe("/v1/pets/%ff");
   });
 
   it("carries a body as given, base64 only when told", () => {

@@ -10,7 +10,7 @@ import { expect } from "vitest";
 import type { Category } from "../../../lib/category.ts";
 import type { HttpEvent } from "../../../lib/http/message.ts";
 import { routesOf } from "../../../local/template.ts";
-import { routedPath } from "../openapi.ts";
+import { fallbackReads, routedPath } from "../openapi.ts";
 import { bodyText, loadEvent } from "../../functions/harness.ts";
 import type { BodyCase } from "./bodies.ts";
 import { bodyArb } from "./bodies.ts";
@@ -112,12 +112,14 @@ const servedRoutes = new Set([...routesOf().keys()].filter((routeKey) => routeKe
  * `Allow` of a 405): matched here independently of lib/routes.ts.
  */
 /**
- * The served path a raw path is, as API Gateway matches routes (decoded once; one whose escapes
- * do not decode is none), with the methods it is served with.
+ * The served path a path as sent is, as API Gateway matches routes (decoded once; one whose
+ * escapes do not decode is none) and the fallback reads it (never decoded again), with the
+ * methods it is served with.
  */
-export function knownPathOf(rawPath: string): { readonly allow: string } | undefined {
-  const path = routedPath(rawPath);
-  return path === undefined ? undefined : knownPaths.find(({ pattern }) => pattern.test(path));
+export function knownPathOf(sentPath: string): { readonly allow: string } | undefined {
+  const path = routedPath(sentPath);
+  if (path === undefined || !fallbackReads(path)) return undefined;
+  return knownPaths.find(({ pattern }) => pattern.test(path));
 }
 
 const knownPaths: readonly { readonly pattern: RegExp; readonly allow: string }[] = [
@@ -213,11 +215,13 @@ export function fallbackEvent(rig: HostileHandlers, input: FallbackCase): HttpEv
   const event = rig.withHeaders(loadEvent("unknown-route.json"), input);
   event.routeKey = input.route;
   event.requestContext.routeKey = input.route;
-  event.rawPath = input.path;
-  event.requestContext.http.path = input.path;
+  // As API Gateway hands it over: decoded once, or as sent when it does not decode.
+  const handed = routedPath(input.path) ?? input.path;
+  event.rawPath = handed;
+  event.requestContext.http.path = handed;
   event.requestContext.http.method = input.method;
   if (input.route === "GET /v1/pets/{petId}") {
-    event.pathParameters = { petId: input.path.slice("/v1/pets/".length) };
+    event.pathParameters = { petId: handed.slice("/v1/pets/".length) };
   }
   return input.body ? withBody(event, input.body) : event;
 }
