@@ -587,7 +587,7 @@ export interface components {
         Stability: "beta" | "experimental";
         /**
          * @description The API key's rate limit (draft-ietf-httpapi-ratelimit-headers, an RFC 9651 Structured
-         *     Field): `"per-key";q=<requests>;w=<seconds>`, the key's sustained rate: `q` requests per
+         *     Field): `"default";q=<requests>;w=<seconds>`, the key's sustained rate: `q` requests per
          *     `w` seconds (`<n>/s` is `q=n;w=1`, `<n>/min` is `q=n;w=60`). The limit is a token bucket:
          *     up to its burst may come at once (`RateLimit`'s `r` can reach it), then `q` per `w`. On every answer the service gives to a request with a valid
          *     key; absent on 401s and on API Gateway's own answers.
@@ -595,7 +595,7 @@ export interface components {
         RateLimitPolicy: string;
         /**
          * @description What is left of the key's rate limit after this request (draft-ietf-httpapi-ratelimit-headers,
-         *     an RFC 9651 Structured Field): `"per-key";r=<remaining>;t=<seconds>`, `r` requests left
+         *     an RFC 9651 Structured Field): `"default";r=<remaining>;t=<seconds>`, `r` requests left
          *     now and `t` seconds until the whole burst is available again (on a 429: until the next
          *     request may be admitted). An estimate: the limit is shared by every server of the stage.
          */

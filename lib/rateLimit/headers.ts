@@ -1,10 +1,11 @@
 /**
  * The `RateLimit-Policy` and `RateLimit` fields of draft-ietf-httpapi-ratelimit-headers (-10, and
  * -11 where it differs), as RFC 9651 Structured Fields: a List with one Item, the String
- * "per-key" (the limit is the API key's own), with Integer parameters.
+ * "default", the policy name the service's contract fixes (each key has exactly one policy, its
+ * own limit), with Integer parameters.
  *
- *   RateLimit-Policy: "per-key";q=<requests>;w=<seconds>  (the key's sustained rate, as set)
- *   RateLimit: "per-key";r=<remaining>;t=<seconds until the bucket is full again>
+ *   RateLimit-Policy: "default";q=<requests>;w=<seconds>  (the key's sustained rate, as set)
+ *   RateLimit: "default";r=<remaining>;t=<seconds until the bucket is full again>
  *
  * In the draft `q` is a quota of requests per window of `w` seconds, so `q`/`w` is the key's
  * sustained rate in the unit the operator wrote it: 2/s is q=2;w=1, 600/min q=600;w=60. The burst
@@ -19,8 +20,8 @@
  */
 import type { RateLimit } from "./policy.ts";
 
-/** The policy's name in both fields: what it limits, the requests of one API key. */
-const policyName = '"per-key"';
+/** The policy's name in both fields, as the contract fixes it (docs/contract.md). */
+const policyName = '"default"';
 const maxInteger = 999_999_999_999_999;
 
 /** A count as an Integer: whole units, rounded down (below one, and not a number, are 0). */

@@ -31,7 +31,7 @@ function call(key: string | null, method = "GET", path = "/v1/categories", body?
   return send(server.baseUrl, { method, path, key, ...(body !== undefined && { body, headers }) });
 }
 
-/** Both fields, parsed by the library: one member, the String "per-key", Integer parameters. */
+/** Both fields, parsed by the library: one member, the String "default", Integer parameters. */
 function rateLimitFields(answer: Answer) {
   const policy = parseList(answer.headers["ratelimit-policy"] ?? "");
   const state = parseList(answer.headers.ratelimit ?? "");
@@ -39,8 +39,8 @@ function rateLimitFields(answer: Answer) {
   expect(state).toHaveLength(1);
   const [[policyName, policyParams]] = policy as [[unknown, Map<string, unknown>]];
   const [[stateName, stateParams]] = state as [[unknown, Map<string, unknown>]];
-  expect(policyName).toBe("per-key");
-  expect(stateName).toBe("per-key");
+  expect(policyName).toBe("default");
+  expect(stateName).toBe("default");
   for (const value of [...policyParams.values(), ...stateParams.values()]) {
     expect(Number.isInteger(value)).toBe(true);
     expect(value as number).toBeGreaterThanOrEqual(0);

@@ -528,8 +528,8 @@ describe("a valid key's request counts against its rate limit, the stage's defau
 
 describe("RateLimit-Policy and RateLimit on every answer to a request with a valid key", () => {
   const fields = {
-    "ratelimit-policy": '"per-key";q=10;w=1',
-    ratelimit: '"per-key";r=19;t=1',
+    "ratelimit-policy": '"default";q=10;w=1',
+    ratelimit: '"default";r=19;t=1',
   };
 
   it("on a success and on an error", async () => {

@@ -12,8 +12,8 @@ export const contractHeaders = {
   "x-content-type-options": "nosniff",
   "request-id": "Ab3xQhFqDoEEJcw=",
   // The key's rate limit (lib/rateLimit/): on every answer to a request with a valid key.
-  "ratelimit-policy": '"per-key";q=50;w=1',
-  ratelimit: '"per-key";r=99;t=1',
+  "ratelimit-policy": '"default";q=50;w=1',
+  ratelimit: '"default";r=99;t=1',
 };
 /** The list's 200 is cacheable but always revalidated, and carries its ETag. */
 export const listHeaders = {

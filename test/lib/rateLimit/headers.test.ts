@@ -28,7 +28,7 @@ describe("RateLimit-Policy: the key's rate as a quota per window, q/w = the rate
   ] as const)("%s burst %i", (rate, burst, expected) => {
     const limit = parseRateLimit(rate, burst);
     if (typeof limit === "string") throw new Error(limit);
-    expect(parsed(policyField(limit))).toEqual({ name: "per-key", params: expected });
+    expect(parsed(policyField(limit))).toEqual({ name: "default", params: expected });
   });
 
   it("any rate and burst an operator may set is a valid field", () => {
@@ -56,7 +56,7 @@ describe("RateLimit: what is left and when the bucket is full again", () => {
         fc.double({ min: -5, max: 1e7, noNaN: true }),
         (r, t) => {
           const { name, params } = parsed(rateLimitField(r, t));
-          expect(name).toBe("per-key");
+          expect(name).toBe("default");
           for (const value of Object.values(params)) {
             expect(Number.isInteger(value)).toBe(true);
             expect(value as number).toBeGreaterThanOrEqual(0);
@@ -65,12 +65,12 @@ describe("RateLimit: what is left and when the bucket is full again", () => {
         },
       ),
     );
-    expect(rateLimitField(42, 1.2)).toBe('"per-key";r=42;t=2');
+    expect(rateLimitField(42, 1.2)).toBe('"default";r=42;t=2');
   });
 
   it("one token left is r=1; a fraction of a second to reset is t=1 (rounded up)", () => {
-    expect(rateLimitField(1, 0.4)).toBe('"per-key";r=1;t=1');
-    expect(rateLimitField(0.9, 0)).toBe('"per-key";r=0;t=0');
+    expect(rateLimitField(1, 0.4)).toBe('"default";r=1;t=1');
+    expect(rateLimitField(0.9, 0)).toBe('"default";r=0;t=0');
   });
 
   it.each([Number.NaN, Infinity, -Infinity])(
@@ -86,6 +86,6 @@ describe("RateLimit: what is left and when the bucket is full again", () => {
   );
 
   it("counts past 15 digits are clamped to the largest Integer (RFC 9651 §4.1.4)", () => {
-    expect(rateLimitField(1e20, 1e20)).toBe('"per-key";r=999999999999999;t=999999999999999');
+    expect(rateLimitField(1e20, 1e20)).toBe('"default";r=999999999999999;t=999999999999999');
   });
 });
