@@ -227,4 +227,15 @@ describe("the CloudFormation role cannot raise its own rights (or anyone's past 
       }
     }
   });
+
+  it("may create the HTTP API as CloudFormation does from SAM's OpenAPI Body: ImportApi, PUT /v2/apis", () => {
+    const onCollection = allows.filter(({ statement }) =>
+      asArray(statement.Resource)
+        .map(subText)
+        .some((resource) => resource.endsWith("::/apis")),
+    );
+    expect(onCollection.flatMap(({ statement }) => actionsOf(statement))).toContain(
+      "apigateway:PUT",
+    );
+  });
 });

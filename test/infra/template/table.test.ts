@@ -2,6 +2,7 @@
  * The table as infra/template.yaml declares it: one on-demand table, recoverable and encrypted,
  * named for the stage, retained and protected exactly in production, as every log group is kept.
  */
+import type { Json } from "../../support/cloudFormation.ts";
 import { describe, expect, it } from "vitest";
 import { stageConfig, stages } from "../../../scripts/stages.ts";
 import { evaluate, parameterValues } from "../../support/cfnConditions.ts";
@@ -31,12 +32,22 @@ describe("table", () => {
     (stage) => {
       const parameters = parameterValues(template, stageConfig(stage).parameters);
       const production = stage === "production";
-      for (const [id, resource] of [[tableId, table], ...ofType("AWS::Logs::LogGroup")] as const) {
-        for (const attribute of ["DeletionPolicy", "UpdateReplacePolicy"]) {
-          expect(evaluate(resource?.[attribute], parameters, template.Conditions), id).toBe(
-            production ? "Retain" : "Delete",
-          );
-        }
+      const policy = (resource: unknown, attribute: string): unknown =>
+        evaluate(
+          (resource as Record<string, Json> | undefined)?.[attribute],
+          parameters,
+          template.Conditions,
+        );
+      for (const attribute of ["DeletionPolicy", "UpdateReplacePolicy"]) {
+        expect(policy(table, attribute), tableId).toBe(production ? "Retain" : "Delete");
+      }
+      // A log group a failed first create made goes with its rollback: kept, the retry would
+      // fail with AlreadyExists. The table cannot (deletion protection): docs/operating.md.
+      for (const [id, group] of ofType("AWS::Logs::LogGroup")) {
+        expect(policy(group, "DeletionPolicy"), id).toBe(
+          production ? "RetainExceptOnCreate" : "Delete",
+        );
+        expect(policy(group, "UpdateReplacePolicy"), id).toBe(production ? "Retain" : "Delete");
       }
       expect(evaluate(props.DeletionProtectionEnabled, parameters, template.Conditions)).toBe(
         production,
