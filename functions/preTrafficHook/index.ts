@@ -36,18 +36,13 @@ export function hookDeps(
   env: Env = process.env,
   routes: RouteFunctions = __PETSTORE_FUNCTIONS__,
 ): HookDeps {
-  const region = env.AWS_REGION ?? required(env, "AWS_DEFAULT_REGION");
-  const credentials = environmentCredentials(env);
+  const { region, credentials } = sdkClient(env, "DYNAMODB_ENDPOINT");
   const table = required(env, "TABLE_NAME");
   const db = new DynamoDb({ region, endpoint: env.DYNAMODB_ENDPOINT || undefined, credentials });
   // Named in the key history as the function itself; its role lets it write only keys it makes.
   const hookName = env.AWS_LAMBDA_FUNCTION_NAME ?? "preTrafficHook";
   const keys = new ApiKeyStore(db, table, systemClock, `lambda:${hookName}`);
-  // The SDK's own retries (3 attempts, backoff) and a 30 s socket timeout per attempt.
-  const client = { region, credentials, requestHandler: { requestTimeout: 30_000 } };
-  const endpoint = (name: string) => (env[name] ? { endpoint: env[name] } : {});
-  const lambda = new LambdaClient({ ...client, ...endpoint("LAMBDA_ENDPOINT") });
-  const codeDeploy = new CodeDeployClient({ ...client, ...endpoint("CODEDEPLOY_ENDPOINT") });
+  const lambda = new LambdaClient(sdkClient(env, "LAMBDA_ENDPOINT"));
   const now = systemClock;
   const deadline = (): number => now() + 10_000;
   // Every function the routes name has its new version in a variable the template sets.
@@ -74,25 +69,61 @@ export function hookDeps(
       if (!(await keys.revokeOwn(key, deadline())))
         throw new Error(`the check key ${key.keyId} was not revoked: not found as the hook's own`);
     },
-    report: async (event, status) => {
-      await codeDeploy.send(
-        new PutLifecycleEventHookExecutionStatusCommand({
-          deploymentId: event.DeploymentId,
-          lifecycleEventHookExecutionId: event.LifecycleEventHookExecutionId,
-          status,
-        }),
-      );
-    },
-    log: (line) => {
-      process.stdout.write(`${JSON.stringify({ time: new Date(now()).toISOString(), ...line })}\n`);
-    },
+    report: reporter(env),
+    log,
     now,
+  };
+}
+
+/** One JSON line of the hook's log. */
+function log(line: Record<string, unknown>): void {
+  process.stdout.write(
+    `${JSON.stringify({ time: new Date(systemClock()).toISOString(), ...line })}\n`,
+  );
+}
+
+/** An SDK client's settings: the SDK's own retries (3 attempts, backoff), 30 s per attempt. */
+function sdkClient(env: Env, endpointVariable: string) {
+  return {
+    region: env.AWS_REGION ?? required(env, "AWS_DEFAULT_REGION"),
+    credentials: environmentCredentials(env),
+    requestHandler: { requestTimeout: 30_000 },
+    ...(env[endpointVariable] ? { endpoint: env[endpointVariable] } : {}),
+  };
+}
+
+/** Tells CodeDeploy the hook's verdict on the deployment. */
+function reporter(env: Env): HookDeps["report"] {
+  const codeDeploy = new CodeDeployClient(sdkClient(env, "CODEDEPLOY_ENDPOINT"));
+  return async (event, status) => {
+    await codeDeploy.send(
+      new PutLifecycleEventHookExecutionStatusCommand({
+        deploymentId: event.DeploymentId,
+        lifecycleEventHookExecutionId: event.LifecycleEventHookExecutionId,
+        status,
+      }),
+    );
   };
 }
 
 let deps: HookDeps | undefined;
 
-export const handler = (event: HookEvent): Promise<{ status: "Succeeded" | "Failed" }> => {
-  deps ??= hookDeps();
+export const handler = async (event: HookEvent): Promise<{ status: "Succeeded" | "Failed" }> => {
+  try {
+    deps ??= hookDeps();
+  } catch (error) {
+    // A hook that cannot set up (a setting missing) still gives CodeDeploy its verdict: unheard,
+    // CodeDeploy waits out the hook's timeout (an hour) before it rolls the deployment back.
+    const detail = error instanceof Error ? error.message : String(error);
+    log({
+      level: "ERROR",
+      deploymentId: event.DeploymentId,
+      check: "set up the hook",
+      ok: false,
+      detail,
+    });
+    await reporter(process.env)(event, "Failed");
+    return { status: "Failed" };
+  }
   return preTrafficHook(event, deps);
 };

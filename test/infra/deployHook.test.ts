@@ -90,6 +90,17 @@ describe("a broken version never takes traffic", () => {
   });
 });
 
+describe("a hook that cannot set up still gives CodeDeploy its verdict", () => {
+  it("reports Failed at once, and logs why (unheard, CodeDeploy would wait out the hook's timeout)", async () => {
+    const invokedBefore = rig.invoked.length;
+    const { result, logs, report } = await rig.runHook("d-unset", healthy, ["TABLE_NAME"]);
+    expect(result).toEqual({ status: "Failed" });
+    expect(report?.body).toMatchObject({ deploymentId: "d-unset", status: "Failed" });
+    expect(rig.invoked.length).toBe(invokedBefore);
+    expect(logs.join("")).toContain("TABLE_NAME must be set");
+  });
+});
+
 describe("the hook's role grants exactly the table calls it makes", () => {
   it("every call is granted, and every grant is used", async () => {
     // Its own healthy run, so the calls compared are this test's whatever ran before it.

@@ -46,9 +46,11 @@ export interface HookRig {
   /** The version ARNs the hook invoked, in order. */
   readonly invoked: readonly string[];
   /** One hook invocation, as CodeDeploy makes it, with its stdout captured. */
+  /** `unset`: settings the template gives that this run goes without. */
   runHook(
     deploymentId: string,
     version: HookVersions,
+    unset?: readonly string[],
   ): Promise<{ result: unknown; logs: string[]; report: Reported | undefined }>;
   /** The table's API key records (the hook's own included). */
   apiKeyRecords(): Promise<Item[]>;
@@ -86,7 +88,8 @@ export async function startHookRig(): Promise<HookRig> {
     functionsProxy,
     hookProxy,
     invoked,
-    runHook: (deploymentId, version) => runHook(hookProxy, reported, deploymentId, version),
+    runHook: (deploymentId, version, unset = []) =>
+      runHook(hookProxy, reported, deploymentId, version, unset),
     apiKeyRecords: () => apiKeyRecords(dynamo),
     keyEvents: async (keyId) => {
       const client = localClient(dynamo.endpoint);
@@ -113,6 +116,7 @@ async function runHook(
   reported: readonly Reported[],
   deploymentId: string,
   version: HookVersions,
+  unset: readonly string[],
 ): Promise<{ result: unknown; logs: string[]; report: Reported | undefined }> {
   // The hook reads its settings on its first invocation, from this environment.
   const hook = await loadBundle(hookName);
@@ -126,6 +130,7 @@ async function runHook(
       checkedFunctions.map((name) => [versionVariable(name), versionArn(name, version[name] ?? 2)]),
     ),
   });
+  for (const name of unset) Reflect.deleteProperty(process.env, name);
   process.stdout.write = (chunk: string | Uint8Array) => {
     logs.push(String(chunk));
     return true;
