@@ -129,6 +129,8 @@ export const acceptedFieldsText = listed(fieldNames);
 /** "a 'name'": what a body must carry at least, for messages. */
 export const requiredFieldsText =
   requiredFields.length === 1 ? `a ${listed(requiredFields)}` : listed(requiredFields);
+/** The fields as the JSON body's messages name them (lib/http/jsonBody.ts). */
+export const categoryBodyFields = { required: requiredFieldsText, accepted: acceptedFieldsText };
 
 /**
  * The NewCategory in a parsed JSON body, or an invalid_body error that names the field and the

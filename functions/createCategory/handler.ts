@@ -14,7 +14,7 @@ import {
   requestIdOf,
   requireScope,
 } from "../../lib/middleware.ts";
-import { parseNewCategory } from "../../lib/category.ts";
+import { categoryBodyFields, parseNewCategory } from "../../lib/category.ts";
 import type { Declared } from "../../lib/routes.ts";
 import { requiredScope } from "../../lib/routes.ts";
 import type { Scope } from "../../lib/scopes.ts";
@@ -27,7 +27,7 @@ export function createCategoryHandler(deps: CreateCategoryDeps, scope: Scope): S
   return middy<HttpEvent, ServiceResult, Error, ServiceContext>()
     .use(authenticatedService(deps))
     .use(requireScope(scope))
-    .use(jsonRequestBody())
+    .use(jsonRequestBody(categoryBodyFields))
     .handler<HttpEvent, HttpResponse>(async (event, context) => {
       // The JSON body parser has replaced the text with the parsed value: validate it as unknown.
       const input = parseNewCategory(event.body);

@@ -6,7 +6,6 @@
  */
 import type { MiddlewareObj } from "@middy/core";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
-import { acceptedFieldsText, requiredFieldsText } from "../category.ts";
 import type { ApiError } from "../errors.ts";
 import { errors } from "../errors.ts";
 import type { HttpEvent } from "./message.ts";
@@ -16,11 +15,19 @@ import { isJsonMediaType, readBodyText } from "./request.ts";
 
 export const bodyParserPackage = "@middy/http-json-body-parser";
 
+/** The resource's fields as its messages name them (lib/category.ts, `categoryBodyFields`). */
+export interface BodyFields {
+  /** What a body must carry at least: "a 'name'". */
+  readonly required: string;
+  /** Every field a body may carry: "'name' and 'description'". */
+  readonly accepted: string;
+}
+
 /**
  * A POST with no Content-Type is read as JSON (contract), and a base64 body (API Gateway encodes
  * bodies it does not consider text) is decoded first, so the parser always receives checked text.
  */
-export function jsonRequestBody(): MiddlewareObj<HttpEvent>[] {
+export function jsonRequestBody(fields: BodyFields): MiddlewareObj<HttpEvent>[] {
   const checks: MiddlewareObj<HttpEvent> = {
     before: (request) => {
       const contentType = header(request.event, "content-type");
@@ -30,7 +37,7 @@ export function jsonRequestBody(): MiddlewareObj<HttpEvent>[] {
       const text = readBodyText(request.event);
       if (text === undefined || text.trim() === "") {
         throw errors.invalidBody(
-          `the request body is missing: send a JSON object with ${requiredFieldsText}`,
+          `the request body is missing: send a JSON object with ${fields.required}`,
         );
       }
       refuseDeepNesting(text);
@@ -47,7 +54,7 @@ export function jsonRequestBody(): MiddlewareObj<HttpEvent>[] {
       try {
         await parser.before?.(request);
       } catch (thrown) {
-        throw fromBodyParserError(thrown, text) ?? thrown;
+        throw fromBodyParserError(thrown, fields, text) ?? thrown;
       }
     },
   };
@@ -68,7 +75,11 @@ function malformed(text: string | undefined): ApiError {
  * a `__proto__` / `constructor` key, that key alone as `cause.data`. Pinned against the installed
  * version by test/lib/jsonBody.test.ts. With the body's `text`, a syntax error says where.
  */
-export function fromBodyParserError(thrown: unknown, text?: string): ApiError | undefined {
+export function fromBodyParserError(
+  thrown: unknown,
+  fields: BodyFields,
+  text?: string,
+): ApiError | undefined {
   if (!(thrown instanceof Error)) return undefined;
   const { statusCode } = thrown as { statusCode?: unknown };
   const cause = thrown.cause as
@@ -79,19 +90,19 @@ export function fromBodyParserError(thrown: unknown, text?: string): ApiError | 
   const refusedKey = typeof cause.message === "string" ? undefined : cause.data;
   return typeof refusedKey === "string"
     ? errors.invalidBody(
-        `the field ${JSON.stringify(refusedKey)} is not accepted: only ${acceptedFieldsText} are`,
+        `the field ${JSON.stringify(refusedKey)} is not accepted: only ${fields.accepted} are`,
       )
     : malformed(text);
 }
 
-/** A NewCategory is a flat object; anything nested deeper than this cannot be one. */
+/** A resource's body (a NewCategory) is a flat object; anything nested deeper cannot be one. */
 const maxJsonDepth = 64;
 
 /**
  * The parser parses with a reviver (its `__proto__` guard), which recurses and overflows the stack
  * near 2,300 levels of nesting. Deeper bodies are settled here instead: plain JSON.parse (no
  * recursion limit) tells malformed JSON (invalid_json) from well-formed JSON that is no
- * NewCategory (invalid_body), keeping the contract's order of checks.
+ * resource body (invalid_body), keeping the contract's order of checks.
  */
 function refuseDeepNesting(text: string): void {
   if (jsonDepth(text) <= maxJsonDepth) return;

@@ -112,6 +112,13 @@ describe("an invalid create is answered with the Error shape and stores nothing"
     expect(await harness.stored()).toEqual(before);
   });
 
+  it("names the category's own fields when the body is missing or carries a refused key", async () => {
+    const withBody = (body: string) => ({ ...loadEvent("create-ok.json"), body });
+    expect((await create(withBody(""))).response).toBeApiError(400, "invalid_body", /a 'name'/);
+    const refused = await create(withBody('{"name":"dog","__proto__":{"admin":true}}'));
+    expect(refused.response).toBeApiError(400, "invalid_body", /only 'name' and 'description'/);
+  });
+
   it("leaves the id counter untouched: the next valid create takes the next id", async () => {
     await harness.seed(2);
     for (const name of ["create-invalid.json", "create-malformed-json.json"]) {

@@ -7,7 +7,6 @@ import middy from "@middy/core";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { acceptedFieldsText, requiredFieldsText } from "../../../lib/category.ts";
 import { toErrorResponse } from "../../../lib/http/errorResponse.ts";
 import {
   bodyParserPackage,
@@ -15,6 +14,8 @@ import {
   jsonRequestBody,
 } from "../../../lib/http/jsonBody.ts";
 
+/** Any resource's fields: the body's checks serve every resource, each naming its own. */
+const fields = { required: "a 'label'", accepted: "'label' and 'colour'" };
 const readJson = (path: string): unknown =>
   JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8"));
 const installed = readJson("../../../node_modules/@middy/http-json-body-parser/package.json") as {
@@ -51,7 +52,7 @@ describe("the body parser's errors map by status and cause.package, never by mes
   it.each(["{", '{"name":', "[1,]", "nul", '{"name":"dog"}}'])(
     "malformed JSON %s → 400 invalid_json",
     async (body) => {
-      expect(fromBodyParserError(await parserError(body))).toMatchObject({
+      expect(fromBodyParserError(await parserError(body), fields)).toMatchObject({
         status: 400,
         code: "invalid_json",
       });
@@ -62,16 +63,16 @@ describe("the body parser's errors map by status and cause.package, never by mes
     ['{"name":"dog","__proto__":{"admin":true}}', "__proto__"],
     ['{"name":"dog","constructor":{"prototype":{}}}', "constructor"],
   ])("a refused key in %s → 400 invalid_body naming %s", async (body, key) => {
-    const mapped = fromBodyParserError(await parserError(body));
+    const mapped = fromBodyParserError(await parserError(body), fields);
     expect(mapped).toMatchObject({ status: 400, code: "invalid_body" });
     expect(mapped?.message).toContain(JSON.stringify(key));
   });
 
   it("a missing body → 400 invalid_json; a media type it refuses → 415", async () => {
-    expect(fromBodyParserError(await parserError(undefined))).toMatchObject({
+    expect(fromBodyParserError(await parserError(undefined), fields)).toMatchObject({
       code: "invalid_json",
     });
-    expect(fromBodyParserError(await parserError("{}", {}))).toMatchObject({
+    expect(fromBodyParserError(await parserError("{}", {}), fields)).toMatchObject({
       status: 415,
       code: "unsupported_media_type",
     });
@@ -79,13 +80,13 @@ describe("the body parser's errors map by status and cause.package, never by mes
 
   it("leaves errors of anything else alone, even with the same status", () => {
     const foreign = Object.assign(new Error("Forbidden key in JSON body"), { statusCode: 422 });
-    expect(fromBodyParserError(foreign)).toBeUndefined();
+    expect(fromBodyParserError(foreign, fields)).toBeUndefined();
     const otherPackage = Object.assign(new Error("x"), {
       statusCode: 422,
       cause: { package: "@middy/validator" },
     });
-    expect(fromBodyParserError(otherPackage)).toBeUndefined();
-    expect(fromBodyParserError("a string")).toBeUndefined();
+    expect(fromBodyParserError(otherPackage, fields)).toBeUndefined();
+    expect(fromBodyParserError("a string", fields)).toBeUndefined();
   });
 });
 
@@ -97,7 +98,7 @@ async function throughBody(
 ): Promise<{ readonly parsed?: unknown; readonly error?: ReturnType<typeof toErrorResponse> }> {
   let parsed: unknown;
   const handler = middy<APIGatewayProxyEventV2>()
-    .use(jsonRequestBody())
+    .use(jsonRequestBody(fields))
     .handler((event) => {
       parsed = { body: event.body, isBase64Encoded: event.isBase64Encoded };
     });
@@ -142,7 +143,7 @@ describe("a missing, empty or blank body is 400 invalid_body naming the required
     expect(error?.response).toBeApiError(
       400,
       "invalid_body",
-      `the request body is missing: send a JSON object with ${requiredFieldsText}`,
+      `the request body is missing: send a JSON object with ${fields.required}`,
     );
   });
 });
@@ -176,7 +177,7 @@ describe("a refused key's message names it and the accepted fields", () => {
     expect(error?.response).toBeApiError(
       400,
       "invalid_body",
-      `the field "__proto__" is not accepted: only ${acceptedFieldsText} are`,
+      `the field "__proto__" is not accepted: only ${fields.accepted} are`,
     );
   });
 
@@ -185,7 +186,7 @@ describe("a refused key's message names it and the accepted fields", () => {
       statusCode: 422,
       cause: { package: bodyParserPackage, message: "Unexpected end", data: "{" },
     });
-    expect(fromBodyParserError(error)).toMatchObject({ code: "invalid_json" });
+    expect(fromBodyParserError(error, fields)).toMatchObject({ code: "invalid_json" });
   });
 
   it("another status from the parser is not the contract's to name", () => {
@@ -193,9 +194,9 @@ describe("a refused key's message names it and the accepted fields", () => {
       statusCode: 400,
       cause: { package: bodyParserPackage },
     });
-    expect(fromBodyParserError(error)).toBeUndefined();
+    expect(fromBodyParserError(error, fields)).toBeUndefined();
     const noCause = Object.assign(new Error("x"), { statusCode: 422, cause: null });
-    expect(fromBodyParserError(noCause)).toBeUndefined();
+    expect(fromBodyParserError(noCause, fields)).toBeUndefined();
   });
 });
 
