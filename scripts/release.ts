@@ -205,7 +205,7 @@ export function rollbackAdvice(config: StageConfig, before: LiveBefore): string[
     ...(commit === undefined && "failed" in before.commit
       ? [
           `    (the stack's commit tag was not read before the deploy: ${before.commit.failed}. The ` +
-            `deploy before this one printed it: "Deployed ${config.stackName} … (commit …)")`,
+            `deploy before this one printed it: "Deployed stack ${config.stackName} in ${config.region} (commit …")`,
         ]
       : commit !== sha
         ? [

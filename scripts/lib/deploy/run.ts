@@ -166,22 +166,29 @@ async function confirmProduction(where: string, io: DeployIo): Promise<number | 
  */
 function samFailed(code: number, config: StageConfig, before: LiveBefore): string[] {
   const region = `--region ${config.region}`;
+  const runbook = `docs/operating.md "A failed first deploy"`;
   if (!("absent" in before.commit)) {
     return [
       `sam deploy failed (exit ${code}). CloudFormation rolls a failed update back by itself, ` +
         `and CodeDeploy keeps traffic on the old versions when the pre-traffic hook or an alarm ` +
         `fails; see the stack's events (the CloudFormation console) for the cause.`,
+      ...("failed" in before.commit
+        ? [
+            `If ${config.stackName} did not exist before (not read: see above), a create failed: ${runbook}.`,
+          ]
+        : []),
     ];
   }
   return [
-    `sam deploy failed (exit ${code}) creating ${config.stackName} (${before.commit.absent}): read ` +
-      `its events for the cause (aws cloudformation describe-stack-events --stack-name ` +
-      `${config.stackName} ${region}), then delete what the failed create left before the next ` +
-      `try: aws cloudformation delete-stack --stack-name ${config.stackName} ${region}`,
+    `sam deploy failed (exit ${code}) on the first create of ${config.stackName} ` +
+      `(${before.commit.absent}): read its events for the cause (aws cloudformation ` +
+      `describe-stack-events --stack-name ${config.stackName} ${region}), then delete what the ` +
+      `failed create left before the next try: aws cloudformation delete-stack --stack-name ` +
+      `${config.stackName} ${region}`,
     ...(config.stage === "production"
       ? [
-          `production's table (deletion-protected) and log groups outlive that (Retain): the next ` +
-            `try fails with AlreadyExists until they are removed: docs/operating.md "A failed first deploy".`,
+          `A failed create keeps production's table (deletion-protected) and log groups (Retain): ` +
+            `the next try fails with AlreadyExists until they are removed (${runbook} has the commands).`,
         ]
       : []),
   ];

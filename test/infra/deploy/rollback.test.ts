@@ -118,7 +118,7 @@ describe("a first deploy: nothing ran before", () => {
     const said = errors(fake.log);
     expect(said).toHaveLength(2);
     expect(said[0]).toMatch(
-      /^sam deploy failed \(exit 1\) creating petstore-production \(no stack petstore-production yet\)/,
+      /^sam deploy failed \(exit 1\) on the first create of petstore-production \(no stack petstore-production yet\)/,
     );
     expect(said[0]).toContain(
       `aws cloudformation describe-stack-events --stack-name petstore-production ${region}`,
@@ -142,7 +142,7 @@ describe("a first deploy: nothing ran before", () => {
     expect(await deploy(["staging"], fake)).toBe(1);
     expect(errors(fake.log)).toEqual([
       expect.stringMatching(
-        /^sam deploy failed \(exit 1\) creating petstore-staging .*delete-stack --stack-name petstore-staging --region eu-west-1$/,
+        /^sam deploy failed \(exit 1\) on the first create of petstore-staging .*delete-stack --stack-name petstore-staging --region eu-west-1$/,
       ),
     ]);
   });
@@ -154,7 +154,7 @@ describe("a first deploy: nothing ran before", () => {
     expect(fake.log).toContain(
       "out: live before this deploy: nothing (petstore-production is in ROLLBACK_COMPLETE)",
     );
-    expect(errors(fake.log)[0]).toMatch(/creating petstore-production .*delete-stack/);
+    expect(errors(fake.log)[0]).toMatch(/first create of petstore-production .*delete-stack/);
   });
 });
 
@@ -180,11 +180,14 @@ describe("a read that fails otherwise never stops the deploy", () => {
     expect(said.join("\n")).not.toMatch(/git checkout \w{40}/);
   });
 
-  it("sam's failure then says what a failed update does", async () => {
+  it("sam's failure then says what a failed update does, and where a failed create is", async () => {
     const fake = production({ error: accessDenied }, { run: () => Promise.resolve(3) });
     expect(await deploy(["production", "--yes"], fake)).toBe(3);
-    expect(errors(fake.log).at(-1)).toMatch(
-      /^sam deploy failed \(exit 3\)\. CloudFormation rolls a failed update back/,
-    );
+    expect(errors(fake.log).slice(1)).toEqual([
+      expect.stringMatching(
+        /^sam deploy failed \(exit 3\)\. CloudFormation rolls a failed update back/,
+      ),
+      `If petstore-production did not exist before (not read: see above), a create failed: docs/operating.md "A failed first deploy".`,
+    ]);
   });
 });
