@@ -159,12 +159,14 @@ export function describeLiveBefore(before: LiveBefore): string {
   return `${versions.join(", ")}; commit ${commit}`;
 }
 
-/** The first read that failed, and why; undefined when everything was read. */
+/** Why the first read that failed did; undefined when everything was read. */
 export function unreadLiveBefore(before: LiveBefore): string | undefined {
-  const failed = [before.commit, ...Object.values(before.versions)].find(
-    (reading) => "failed" in reading,
-  );
-  return failed && "failed" in failed ? failed.failed : undefined;
+  return firstFailure([before.commit, ...Object.values(before.versions)]);
+}
+
+function firstFailure(readings: readonly Reading[]): string | undefined {
+  for (const reading of readings) if ("failed" in reading) return reading.failed;
+  return undefined;
 }
 
 /** What to do when the new release is live and misbehaves: go back to what ran before it. */
@@ -186,23 +188,23 @@ export function rollbackAdvice(config: StageConfig, before: LiveBefore): string[
     const version = "value" in reading ? reading.value : "<its version before>";
     return `    aws lambda update-alias ${where} --function-name ${functionName} --name live --function-version ${version}`;
   });
-  const unknownVersion = Object.values(before.versions).find((reading) => "failed" in reading);
+  const unknownVersion = firstFailure(Object.values(before.versions));
   const commit = "value" in before.commit ? before.commit.value : undefined;
   const sha = commit?.replace(/-dirty$/, "") ?? "<the commit of the release before>";
   return [
     `To roll back ${config.stackName} to what ran before this deploy (${runbook}):`,
     `  quickest, the code only: point each alias back at the version it had,`,
     ...aliases,
-    ...(unknownVersion && "failed" in unknownVersion
+    ...(unknownVersion !== undefined
       ? [
-          `    (not read before the deploy: ${unknownVersion.failed}. Lambda keeps no alias history: ` +
+          `    (not read before the deploy: ${unknownVersion}. Lambda keeps no alias history: ` +
             `a function's version before is the CurrentVersion in the AppSpec of the CodeDeploy ` +
             `deployment this deploy made for it, and one with no such deployment did not move: ${runbook})`,
         ]
       : []),
     `  complete, code and template: deploy that release again,`,
     `    git checkout ${sha} && npm ci && npm run deploy -- ${config.stage}`,
-    ...(commit === undefined && "failed" in before.commit
+    ...("failed" in before.commit
       ? [
           `    (the stack's commit tag was not read before the deploy: ${before.commit.failed}. The ` +
             `deploy before this one printed it: "Deployed stack ${config.stackName} in ${config.region} (commit …")`,
