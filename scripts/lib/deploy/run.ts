@@ -162,7 +162,8 @@ async function confirmProduction(where: string, io: DeployIo): Promise<number | 
 
 /**
  * What a failed `sam deploy` leaves. An update CloudFormation rolls back by itself; a failed
- * create leaves a stack that must be deleted first and, in production, what it retains.
+ * create leaves a stack that must be deleted first and, in production, the table it retains
+ * (infra/template.yaml: the log groups are RetainExceptOnCreate, so they go with the rollback).
  */
 function samFailed(code: number, config: StageConfig, before: LiveBefore): string[] {
   const region = `--region ${config.region}`;
@@ -187,8 +188,8 @@ function samFailed(code: number, config: StageConfig, before: LiveBefore): strin
       `${config.stackName} ${region}`,
     ...(config.stage === "production"
       ? [
-          `A failed create keeps production's table (deletion-protected) and log groups (Retain): ` +
-            `the next try fails with AlreadyExists until they are removed (${runbook} has the commands).`,
+          `A failed create keeps production's table (Retain, deletion-protected): the next try ` +
+            `fails with AlreadyExists naming it until it is deleted (${runbook} has the commands).`,
         ]
       : []),
   ];

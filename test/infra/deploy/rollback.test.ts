@@ -2,8 +2,7 @@
  * What a rollback goes back to: before `sam deploy` runs, deploy() reads what runs in the stage
  * (each function's `live` alias, the stack's commit tag) and prints it; a failed smoke test's
  * advice names exactly those versions and that commit. A first deploy has nothing to go back to,
- * and its failure is a failed create's (a stack to delete, production's retained table and log
- * groups). A read that fails otherwise never stops the deploy: the advice then says how to find
+ * and its failure is a failed create's (a stack to delete, production's retained table). A read that fails otherwise never stops the deploy: the advice then says how to find
  * the versions. The stand-in `aws` answers as the AWS CLI v2 does; nothing reaches AWS.
  */
 import { describe, expect, it } from "vitest";
@@ -112,7 +111,7 @@ describe("a first deploy: nothing ran before", () => {
     ]);
   });
 
-  it("sam's failure is a failed create's: delete the stack, and production's retained table and log groups", async () => {
+  it("sam's failure is a failed create's: delete the stack, and production's retained table", async () => {
     const fake = production("no stack", { run: () => Promise.resolve(1) });
     expect(await deploy(["production", "--yes"], fake)).toBe(1);
     const said = errors(fake.log);
@@ -127,7 +126,7 @@ describe("a first deploy: nothing ran before", () => {
       /before the next try: aws cloudformation delete-stack --stack-name petstore-production --region eu-west-1$/,
     );
     expect(said[1]).toMatch(
-      /table .*log groups .*AlreadyExists .*docs\/operating\.md "A failed first deploy"/,
+      /production's table \(Retain, deletion-protected\).*AlreadyExists .*docs\/operating\.md "A failed first deploy"/,
     );
     expect(said.join("\n")).not.toContain("rolls a failed update back");
   });
