@@ -15,6 +15,17 @@ export interface Captured {
 
 export type Capture = (command: string, args: readonly string[]) => Promise<Captured>;
 
+/** A failed tool's last words, which name the cause (no such stack, expired token, …). */
+export function lastWords(stderr: string, code: number): string {
+  return (
+    stderr
+      .trim()
+      .split("\n")
+      .findLast((line) => line.trim() !== "")
+      ?.trim() ?? `exit ${code}`
+  );
+}
+
 // sam.cmd on Windows is a batch file, which only a shell can start.
 const shell = process.platform === "win32";
 

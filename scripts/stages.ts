@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { parse } from "smol-toml";
 import type { TomlTable } from "smol-toml";
 import { projectRoot } from "../local/template.ts";
+import { lastWords } from "./process.ts";
 
 export const stages: readonly string[] = ["staging", "production"];
 export const samconfigPath = resolve(projectRoot, "infra/samconfig.toml");
@@ -147,15 +148,9 @@ export async function stackOutput(
   } = await run("sam", [...args, "--region", config.region, "--output", "json"]);
   const failed = `could not read the ${key} output of ${config.stackName} (sam ${args.join(" ")} --region ${config.region})`;
   if (code !== 0) {
-    // SAM's last words name the cause (no such stack, expired token, …).
-    const said = stderr
-      .trim()
-      .split("\n")
-      .findLast((line) => line.trim() !== "")
-      ?.trim();
     return {
       ok: false,
-      message: `${failed}: ${said ?? `exit ${code}`}. Is it deployed (npm run deploy -- ${config.stage}), and is AWS_PROFILE your ${config.stage} profile?`,
+      message: `${failed}: ${lastWords(stderr, code)}. Is it deployed (npm run deploy -- ${config.stage}), and is AWS_PROFILE your ${config.stage} profile?`,
     };
   }
   try {

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { expect } from "vitest";
 import { projectRoot } from "../../local/template.ts";
 import type { DeployIo } from "../../scripts/deploy.ts";
+import type { Captured } from "../../scripts/process.ts";
 import { samconfigPath } from "../../scripts/stages.ts";
 
 const script = resolve(projectRoot, "scripts/deploy.ts");
@@ -112,27 +113,95 @@ export type FakeDeployIo = DeployIo & {
   log: string[];
   runs: string[][];
   smokes: [string, boolean][];
+  /** Every captured command's arguments, with how many `runs` there were before it. */
+  captures: { args: string[]; runsBefore: number }[];
 };
 
 /**
+ * What runs in the stage before the deploy, as the stand-in `aws` answers the deploy's reads:
+ * the stack's status and commit tag, and the version of each function's `live` alias (a
+ * function left out has no alias). "no stack": none at all (a first deploy); `{ error }`: every
+ * read fails with that on stderr.
+ */
+export type LiveNow =
+  | { status: string; commit: string; versions: Record<string, string> }
+  | { error: string }
+  | "no stack";
+
+/** A release before the one deployed: a different version for each function. */
+export const previousRelease = {
+  status: "UPDATE_COMPLETE",
+  commit: "fedcba9876543210fedcba9876543210fedcba98",
+  versions: { listCategories: "7", createCategory: "12", routeFallback: "3" },
+};
+
+/** The AWS CLI v2 answer to describe-stacks and get-alias for `live` in `stage` (eu-west-1). */
+function awsRead(args: readonly string[], live: LiveNow): Captured | undefined {
+  const failed = (stderr: string): Captured => ({ code: 254, stdout: "", stderr: `\n${stderr}\n` });
+  const [service, operation, , name = ""] = args;
+  const region = ["--region", "eu-west-1"];
+  const account = name.includes("production")
+    ? operatorAccounts.production
+    : operatorAccounts.staging;
+  const notFound = `An error occurred (ResourceNotFoundException) when calling the GetAlias operation: Function not found: arn:aws:lambda:eu-west-1:${account}:function:${name}:live`;
+  if (service === "cloudformation" && operation === "describe-stacks") {
+    const expected = ["cloudformation", "describe-stacks", "--stack-name", name, ...region];
+    expect(args).toEqual([
+      ...expected,
+      "--query",
+      "Stacks[0].[StackStatus,Tags]",
+      "--output",
+      "json",
+    ]);
+    if (live === "no stack") {
+      return failed(
+        `An error occurred (ValidationError) when calling the DescribeStacks operation: Stack with id ${name} does not exist`,
+      );
+    }
+    if ("error" in live) return failed(live.error);
+    const tags = [
+      { Key: "project", Value: "petstore" },
+      { Key: "commit", Value: live.commit },
+    ];
+    return { code: 0, stdout: JSON.stringify([live.status, tags], null, 4), stderr: "" };
+  }
+  if (service === "lambda" && operation === "get-alias") {
+    expect(args).toEqual([
+      ...["lambda", "get-alias", "--function-name", name, "--name", "live", ...region],
+      ...["--query", "FunctionVersion", "--output", "text"],
+    ]);
+    if (live === "no stack") return failed(notFound);
+    if ("error" in live) return failed(live.error);
+    const version = live.versions[name.replace(/^petstore-\w+-/, "")];
+    return version === undefined
+      ? failed(notFound)
+      : { code: 0, stdout: `${version}\n`, stderr: "" };
+  }
+  return undefined;
+}
+
+/**
  * A DeployIo at a clean (or dirty) tree at `sha`, with `sam` and `aws` found and answering (the
- * credentials are for `caller`, staging's account unless given), over an operator's
- * samconfig.toml (no placeholders).
+ * credentials are for `caller`, staging's account unless given; `live` runs in the stage now),
+ * over an operator's samconfig.toml (no placeholders).
  */
 export function fakeDeployIo(
   overrides: Partial<DeployIo> = {},
   dirty = false,
   caller: string = operatorAccounts.staging,
+  live: LiveNow = previousRelease,
 ): FakeDeployIo {
   const log: string[] = [];
   const runs: string[][] = [];
   const smokes: [string, boolean][] = [];
+  const captures: FakeDeployIo["captures"] = [];
   const outputs = JSON.stringify([{ OutputKey: "BaseUrl", OutputValue: "https://api.example/v1" }]);
   const samconfig = overrides.samconfig ?? operatorSamconfig();
   return {
     log,
     runs,
     smokes,
+    captures,
     samconfig,
     workflow: workflowPath,
     build: () => {
@@ -147,6 +216,7 @@ export function fakeDeployIo(
       return Promise.resolve(0);
     },
     capture: (command, args) => {
+      captures.push({ args: [command, ...args], runsBefore: runs.length });
       const answer = (stdout: string) => Promise.resolve({ code: 0, stdout, stderr: "" });
       if (command === "git")
         return answer(args[0] === "rev-parse" ? `${sha}\n` : dirty ? " M x\n" : "");
@@ -155,6 +225,8 @@ export function fakeDeployIo(
       if (command.endsWith("aws") && args[0] === "--version") return answer(toolVersions.aws);
       // The account of the operator's credentials (`caller`).
       if (command.endsWith("aws") && args[0] === "sts") return answer(`${caller}\n`);
+      const read = command.endsWith("aws") ? awsRead(args, live) : undefined;
+      if (read !== undefined) return Promise.resolve(read);
       return Promise.resolve({ code: 127, stdout: "", stderr: "" });
     },
     smoke: (baseUrl, apiKey, write) => {

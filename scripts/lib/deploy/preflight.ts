@@ -14,6 +14,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import type { Capture } from "../../process.ts";
+import { lastWords } from "../../process.ts";
 import type { StageConfig } from "../../stages.ts";
 
 export const samInstall =
@@ -161,12 +162,7 @@ export async function identityFinding(
   const args = ["sts", "get-caller-identity", "--query", "Account", "--output", "text"];
   const { code, stdout, stderr } = await capture(aws, [...args, "--region", config.region]);
   if (code !== 0) {
-    const why =
-      stderr
-        .trim()
-        .split("\n")
-        .findLast((line) => line.trim() !== "") ?? `exit ${code}`;
-    return `aws sts get-caller-identity failed (${why.trim()}): set AWS_PROFILE to your ${config.stage} profile and run aws sso login (or aws configure)`;
+    return `aws sts get-caller-identity failed (${lastWords(stderr, code)}): set AWS_PROFILE to your ${config.stage} profile and run aws sso login (or aws configure)`;
   }
   const found = stdout.trim();
   return found === account

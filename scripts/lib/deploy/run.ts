@@ -1,13 +1,22 @@
 /**
  * `npm run deploy`'s steps in order: read the plan and the release, the pre-flight (the plan,
  * the settings, the tools: preflight.ts), (dry run: say what would run and what the pre-flight
- * found), refuse on any finding, check the credentials' account, ask before production, build,
- * `sam deploy`, then the smoke test against the stage's BaseUrl. Each failure says what to do in
- * one line.
+ * found), refuse on any finding, check the credentials' account, ask before production, read
+ * and print what runs now (what a rollback goes back to), build, `sam deploy`, then the smoke
+ * test against the stage's BaseUrl. Each failure says what to do in one line.
  */
 import { BuildError } from "../../build.ts";
 import { shellQuote } from "../../process.ts";
-import { readRelease, rollbackAdvice, stackTags } from "../../release.ts";
+import type { LiveBefore } from "../../release.ts";
+import {
+  describeLiveBefore,
+  readLiveBefore,
+  readRelease,
+  rollbackAdvice,
+  stackTags,
+  unreadLiveBefore,
+} from "../../release.ts";
+import type { StageConfig } from "../../stages.ts";
 import { stackOutput } from "../../stages.ts";
 import type { DeployIo } from "./io.ts";
 import type { Plan } from "./plan.ts";
@@ -48,6 +57,16 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
     const refusal = await confirmProduction(where, io);
     if (refusal !== undefined) return refusal;
   }
+  // What runs now, before sam changes it: what a rollback goes back to (release.ts).
+  const before = await readLiveBefore(config, aws, io.capture);
+  const unread = unreadLiveBefore(before);
+  if (unread !== undefined) {
+    io.err(
+      `deploy: could not read all that runs in ${config.stackName} now (${unread}); deploying ` +
+        `anyway: should it go wrong, docs/operating.md "Rolling back" says how to find it.`,
+    );
+  }
+  io.out(`live before this deploy: ${describeLiveBefore(before)}`);
 
   if (planned.build) {
     io.out(`building dist/ …`);
@@ -64,18 +83,14 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
   io.out(`deploying ${where}: sam ${args.map(shellQuote).join(" ")}`);
   const code = await io.run(sam, args);
   if (code !== 0) {
-    io.err(
-      `sam deploy failed (exit ${code}). CloudFormation rolls a failed update back by itself, ` +
-        `and CodeDeploy keeps traffic on the old versions when the pre-traffic hook or an alarm ` +
-        `fails; see the stack's events (the CloudFormation console) for the cause.`,
-    );
+    for (const line of samFailed(code, config, before)) io.err(line);
     return code;
   }
   io.out("");
   const { commit, dirty, version } = read.release;
   // As the stack's commit tag says it (release.ts): a dirty tree's is not the commit's code.
   io.out(`Deployed ${where} (commit ${commit}${dirty ? "-dirty" : ""}, version ${version}).`);
-  return planned.smoke ? smokeAfterDeploy(planned, io) : 0;
+  return planned.smoke ? smokeAfterDeploy(planned, before, io) : 0;
 }
 
 /** The pre-flight's refusal: every finding in one line of its own, exit 2. */
@@ -111,6 +126,10 @@ function dryRun(
     `would check that your AWS credentials are for account ${planned.config.parameters.AccountId ?? ""} (aws sts get-caller-identity)`,
   );
   if (deployment.asks) io.out("would ask for confirmation first (pass --yes to skip)");
+  io.out(
+    `would read and print what runs now, what a rollback would go back to (aws lambda get-alias ` +
+      `of each function's live alias, aws cloudformation describe-stacks for the commit tag)`,
+  );
   if (planned.build) io.out("would run: npm run build");
   io.out(`would run: ${["sam", ...deployment.args].map(shellQuote).join(" ")}`);
   if (planned.smoke) {
@@ -141,7 +160,42 @@ async function confirmProduction(where: string, io: DeployIo): Promise<number | 
   return 1;
 }
 
-async function smokeAfterDeploy(plan: Plan, io: DeployIo): Promise<number> {
+/**
+ * What a failed `sam deploy` leaves. An update CloudFormation rolls back by itself; a failed
+ * create leaves a stack that must be deleted first and, in production, the table it retains
+ * (infra/template.yaml: the log groups are RetainExceptOnCreate, so they go with the rollback).
+ */
+function samFailed(code: number, config: StageConfig, before: LiveBefore): string[] {
+  const region = `--region ${config.region}`;
+  const runbook = `docs/operating.md "A failed first deploy"`;
+  if (!("absent" in before.commit)) {
+    return [
+      `sam deploy failed (exit ${code}). CloudFormation rolls a failed update back by itself, ` +
+        `and CodeDeploy keeps traffic on the old versions when the pre-traffic hook or an alarm ` +
+        `fails; see the stack's events (the CloudFormation console) for the cause.`,
+      ...("failed" in before.commit
+        ? [
+            `If ${config.stackName} did not exist before (not read: see above), a create failed: ${runbook}.`,
+          ]
+        : []),
+    ];
+  }
+  return [
+    `sam deploy failed (exit ${code}) on the first create of ${config.stackName} ` +
+      `(${before.commit.absent}): read its events for the cause (aws cloudformation ` +
+      `describe-stack-events --stack-name ${config.stackName} ${region}), then delete what the ` +
+      `failed create left before the next try: aws cloudformation delete-stack --stack-name ` +
+      `${config.stackName} ${region}`,
+    ...(config.stage === "production"
+      ? [
+          `A failed create keeps production's table (Retain, deletion-protected): the next try ` +
+            `fails with AlreadyExists naming it until it is deleted (${runbook} has the commands).`,
+        ]
+      : []),
+  ];
+}
+
+async function smokeAfterDeploy(plan: Plan, before: LiveBefore, io: DeployIo): Promise<number> {
   const found = await stackOutput(plan.config, "BaseUrl", io.capture);
   if (!found.ok) {
     io.err(`${found.message}\nThen: npm run smoke -- --stage ${plan.stage}`);
@@ -160,6 +214,6 @@ async function smokeAfterDeploy(plan: Plan, io: DeployIo): Promise<number> {
     return 1;
   }
   io.err(`the smoke test failed against the new release of ${plan.stage}.`);
-  for (const line of rollbackAdvice(plan.config)) io.err(line);
+  for (const line of rollbackAdvice(plan.config, before)) io.err(line);
   return 1;
 }

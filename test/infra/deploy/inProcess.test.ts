@@ -68,8 +68,9 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(said).toContain(
       "aws lambda update-alias --region eu-west-1 --function-name petstore-production-listCategories --name live",
     );
+    // Back to exactly what ran before: rollback.test.ts.
     expect(said).toContain(
-      "git checkout <previous tag or commit> && npm ci && npm run deploy -- production",
+      "git checkout fedcba9876543210fedcba9876543210fedcba98 && npm ci && npm run deploy -- production",
     );
   });
 
