@@ -165,6 +165,12 @@ function awsRead(args: readonly string[], live: LiveNow): Captured | undefined {
     ];
     return { code: 0, stdout: JSON.stringify([live.status, tags], null, 4), stderr: "" };
   }
+  if (service === "lambda" && operation === "get-account-settings") {
+    const query = ["--query", "AccountLimit.ConcurrentExecutions", "--output", "text"];
+    expect(args).toEqual(["lambda", "get-account-settings", ...region, ...query]);
+    // The quota of an account that never asked for more (the tests refuse lower ones).
+    return { code: 0, stdout: "1000\n", stderr: "" };
+  }
   if (service === "lambda" && operation === "get-alias") {
     expect(args).toEqual([
       ...["lambda", "get-alias", "--function-name", name, "--name", "live", ...region],

@@ -169,3 +169,40 @@ export async function identityFinding(
     ? undefined
     : `your AWS credentials are for account ${found}, but ${config.stage} lives in ${account} (AccountId): set AWS_PROFILE to your ${config.stage} profile`;
 }
+
+/**
+ * The account's Lambda concurrency quota against the stage's AlarmConcurrentExecutions. A new
+ * account may start far below the 1,000 the template assumes (some have reported 10): then that
+ * alarm can never fire, and Lambda throttles the API (500s) long before the stage throttle does.
+ * A quota it cannot read is said in one line and refuses nothing: the deploy may still be right.
+ */
+export async function concurrencyFinding(
+  config: StageConfig,
+  aws: string,
+  capture: Capture,
+): Promise<{ readonly refuse: string } | { readonly note: string } | undefined> {
+  const threshold = Number(config.parameters.AlarmConcurrentExecutions);
+  const { code, stdout, stderr } = await capture(aws, [
+    "lambda",
+    "get-account-settings",
+    "--region",
+    config.region,
+    "--query",
+    "AccountLimit.ConcurrentExecutions",
+    "--output",
+    "text",
+  ]);
+  const quota = Number(stdout.trim());
+  if (code !== 0 || !Number.isSafeInteger(quota)) {
+    const why = code !== 0 ? lastWords(stderr, code) : `it answered "${stdout.trim()}"`;
+    return { note: `could not read the account's Lambda concurrency quota (${why})` };
+  }
+  if (!(quota < threshold)) return undefined;
+  return {
+    refuse:
+      `the account allows ${quota} concurrent Lambda executions, under ${config.stage}'s ` +
+      `AlarmConcurrentExecutions (${threshold}): that alarm could never fire, and Lambda would ` +
+      `throttle the API first. Ask for a higher quota (Service Quotas: AWS Lambda, Concurrent ` +
+      `executions), or lower the threshold in infra/samconfig.toml`,
+  };
+}

@@ -21,7 +21,13 @@ import { stackOutput } from "../../stages.ts";
 import type { DeployIo } from "./io.ts";
 import type { Plan } from "./plan.ts";
 import { plan, planFindings, releaseSha256, samDeployArgs, smokeMode } from "./plan.ts";
-import { configFindings, githubDeployRole, identityFinding, toolFindings } from "./preflight.ts";
+import {
+  concurrencyFinding,
+  configFindings,
+  githubDeployRole,
+  identityFinding,
+  toolFindings,
+} from "./preflight.ts";
 
 export async function deploy(argv: readonly string[], io: DeployIo): Promise<number> {
   const planned = plan(argv, io);
@@ -53,6 +59,9 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
   const [sam = "sam", aws = "aws"] = ["sam", "aws"].map((name) => io.which(name));
   const identity = await identityFinding(config, aws, io.capture);
   if (identity !== undefined) return refuse([identity], io);
+  const concurrency = await concurrencyFinding(config, aws, io.capture);
+  if (concurrency && "refuse" in concurrency) return refuse([concurrency.refuse], io);
+  if (concurrency) io.err(`deploy: ${concurrency.note}; deploying anyway`);
   if (asks) {
     const refusal = await confirmProduction(where, io);
     if (refusal !== undefined) return refusal;
@@ -124,6 +133,9 @@ function dryRun(
   io.out(`dry run: would deploy ${deployment.where}`);
   io.out(
     `would check that your AWS credentials are for account ${planned.config.parameters.AccountId ?? ""} (aws sts get-caller-identity)`,
+  );
+  io.out(
+    `would check that the account's Lambda concurrency quota is at least AlarmConcurrentExecutions (aws lambda get-account-settings)`,
   );
   if (deployment.asks) io.out("would ask for confirmation first (pass --yes to skip)");
   io.out(

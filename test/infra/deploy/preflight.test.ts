@@ -170,3 +170,43 @@ describe("the pre-flight on an operator's config (in-process)", () => {
     }
   });
 });
+
+describe("the account's Lambda concurrency quota is at least the stage's concurrency alarm", () => {
+  /** The operator's io, with the account's quota answered as `stdout` (or a failure). */
+  const withQuota = (answer: { code: number; stdout: string; stderr: string }) => {
+    const fake = fakeDeployIo({}, false, operatorAccounts.production);
+    const capture: typeof fake.capture = (command, args) =>
+      args[1] === "get-account-settings" ? Promise.resolve(answer) : fake.capture(command, args);
+    return { fake, io: { ...fake, capture } };
+  };
+
+  it("refuses, before anything runs, an account allowing fewer than AlarmConcurrentExecutions", async () => {
+    const { fake, io } = withQuota({ code: 0, stdout: "10\n", stderr: "" });
+    expect(await deploy(["production", "--yes", "--no-smoke"], io)).toBe(2);
+    expect(fake.log).toEqual([
+      expect.stringMatching(
+        /^err: deploy: refused: the account allows 10 concurrent Lambda executions, under production's AlarmConcurrentExecutions \(800\)/,
+      ),
+    ]);
+    expect(fake.runs).toEqual([]);
+  });
+
+  it("deploys at the threshold itself", async () => {
+    const { fake, io } = withQuota({ code: 0, stdout: "800\n", stderr: "" });
+    expect(await deploy(["production", "--yes", "--no-smoke"], io)).toBe(0);
+    expect(fake.runs).toHaveLength(1);
+  });
+
+  it("says in one line when it cannot read the quota, and deploys", async () => {
+    const denied =
+      "\nAn error occurred (AccessDeniedException) when calling the GetAccountSettings operation: not authorized\n";
+    const { fake, io } = withQuota({ code: 254, stdout: "", stderr: denied });
+    expect(await deploy(["production", "--yes", "--no-smoke"], io)).toBe(0);
+    expect(fake.log.filter((line) => line.includes("concurrency quota"))).toEqual([
+      expect.stringMatching(
+        /^err: deploy: could not read the account's Lambda concurrency quota \(.*AccessDeniedException.*\); deploying anyway$/,
+      ),
+    ]);
+    expect(fake.runs).toHaveLength(1);
+  });
+});

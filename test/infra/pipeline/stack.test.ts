@@ -39,6 +39,7 @@ describe("infra/pipeline.yaml", () => {
       "logs:ListLogDeliveries",
       "logs:PutResourcePolicy",
       "logs:DescribeResourcePolicies",
+      "lambda:GetAccountSettings",
     ]);
     for (const { at, statement } of statements.filter((s) => s.statement.Effect === "Allow")) {
       const actions = asArray(statement.Action).map(String);
