@@ -11,11 +11,12 @@
  * which V8 ends the worker (Runtime.OutOfMemory here, as Lambda reports it).
  */
 import { randomUUID } from "node:crypto";
-import { resolve } from "node:path";
+import { parse, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
 import { serializeError } from "./functionProtocol.ts";
+import { localRegion } from "./embeddedDynamo.ts";
 import type { Report } from "./lambdaLines.ts";
 import { endLines, initLine, startLine } from "./lambdaLines.ts";
 import type { FunctionSpec } from "./template.ts";
@@ -64,6 +65,39 @@ export interface PoolOptions {
 /** An invocation's end as its container tells it, with the heap it had then. */
 type Settled = Ended & { readonly memoryMb?: number };
 
+type InitializationType = "on-demand" | "provisioned-concurrency";
+
+/**
+ * What Lambda defines in every container's environment, over the function's own (these are
+ * reserved: no configuration sets them): "Defined runtime environment variables",
+ * docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html. The worker reads its context's
+ * name, version, memory and log names from these, as Lambda's Node.js runtime does, so the two
+ * agree. The name is the template's function name (deployed, it is petstore-<stage>-<name>).
+ */
+function definedEnv(
+  spec: FunctionSpec,
+  env: Readonly<Record<string, string>>,
+  initializationType: InitializationType,
+): Record<string, string> {
+  const region = env.AWS_REGION ?? localRegion;
+  const day = new Date().toISOString().slice(0, 10).replaceAll("-", "/");
+  return {
+    AWS_LAMBDA_FUNCTION_NAME: spec.name,
+    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.memorySize),
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${spec.name}`,
+    // One stream per container, named as Lambda names them.
+    AWS_LAMBDA_LOG_STREAM_NAME: `${day}/[$LATEST]${randomUUID().replaceAll("-", "")}`,
+    AWS_LAMBDA_INITIALIZATION_TYPE: initializationType,
+    AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
+    LAMBDA_TASK_ROOT: spec.codeDir,
+    _HANDLER: `${parse(spec.handlerFile).name}.${spec.handlerExport}`,
+    TZ: ":UTC",
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: env.AWS_DEFAULT_REGION ?? region,
+  };
+}
+
 class Container {
   readonly id: number;
   readonly generation: number;
@@ -74,6 +108,9 @@ class Container {
   dead = false;
   /** The cold start, until the first invocation reports it. */
   initMs: number | undefined;
+  /** Its output until its init is reported (`reportInit`): Lambda prints it with the init. */
+  #held: ["stdout" | "stderr", string][] | undefined = [];
+  readonly #output: FunctionOutput;
   maxMemoryMb = 0;
   /** Undefined once the bundle is loaded; the init error otherwise (the container then ends). */
   readonly initialised: Promise<FunctionError | undefined>;
@@ -88,9 +125,10 @@ class Container {
   ) {
     this.id = id;
     this.generation = generation;
+    this.#output = output;
     const started = performance.now();
     this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
-      env: { ...env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(setup.memorySize) },
+      env,
       workerData: setup,
       // MemorySize bounds the heap with V8's own limit: past it the worker ends with
       // ERR_WORKER_OUT_OF_MEMORY (the process and the other containers carry on).
@@ -109,7 +147,8 @@ class Container {
             break;
           case "stdout":
           case "stderr":
-            output[message.type](message.text);
+            if (this.#held) this.#held.push([message.type, message.text]);
+            else output[message.type](message.text);
             break;
           default:
             this.#settle(
@@ -166,6 +205,19 @@ class Container {
     });
   }
 
+  /** Whether its init is still to be reported (its first invocation, or `warm`). */
+  get initPending(): boolean {
+    return this.#held !== undefined;
+  }
+
+  /** Reports its init: Lambda's `lines` (e.g. INIT_START), then the output it held. */
+  reportInit(lines: readonly string[]): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const line of lines) this.#output.stdout(`${line}\n`);
+    for (const [stream, text] of held) this.#output[stream](text);
+  }
+
   #settle(settled: Settled): void {
     const done = this.#pending;
     this.#pending = undefined;
@@ -204,7 +256,6 @@ export class FunctionPool {
     this.#setup = {
       bundleUrl: pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href,
       handlerExport: spec.handlerExport,
-      functionName: spec.name,
       timeoutSeconds: spec.timeoutSeconds,
       memorySize: spec.memorySize,
     };
@@ -235,11 +286,16 @@ export class FunctionPool {
     }
     const container = await claimed;
     const initError = await container.initialised;
+    const lines = this.#options.lambdaLines === true;
+    // An on-demand container's init belongs to its first invocation, even one the pool started
+    // before any traffic (`warm` with no containers kept): Lambda inits an on-demand environment
+    // when its first invocation arrives, so its init output comes just before that START, and
+    // its REPORT carries the Init Duration.
+    if (container.initPending) container.reportInit([]);
     if (initError) {
       this.#release(container);
       return { ok: false, failure: "error", error: initError };
     }
-    const lines = this.#options.lambdaLines === true;
     if (lines) this.#output.stdout(`${startLine(this.spec.logFormat, requestId)}\n`);
     const started = performance.now();
     const settled = await container.run(requestId, event, this.spec.timeoutSeconds * 1000);
@@ -266,18 +322,25 @@ export class FunctionPool {
   }
 
   /**
-   * Starts containers until `count` (at most the concurrency) are alive, ahead of traffic: their
-   * init is reported now, not with their first invocation. The first init error, if any.
+   * Starts the containers kept warm (`warm`), ahead of traffic, like provisioned concurrency:
+   * their init is reported now and their invocations have no Init Duration. With none kept, one
+   * on-demand container, to refuse at once a bundle that does not load: it is still a cold start,
+   * its init reported with its first invocation. The first init error, if any.
    */
-  async warm(count = this.#options.warm ?? 1): Promise<FunctionError | undefined> {
-    const started = Array.from({ length: Math.min(count, this.concurrency) - this.size }, () =>
-      this.#start(),
+  async warm(count = this.#options.warm ?? 0): Promise<FunctionError | undefined> {
+    const type = count > 0 ? "provisioned-concurrency" : "on-demand";
+    const started = Array.from(
+      { length: Math.min(Math.max(count, 1), this.concurrency) - this.size },
+      () => this.#start(type),
     );
     const errors = await Promise.all(started.map((container) => container.initialised));
-    for (const container of started) {
-      if (this.#options.lambdaLines && container.initMs !== undefined)
-        this.#output.stdout(`${initLine(this.spec.logFormat, container.initMs)}\n`);
-      container.initMs = undefined;
+    for (const [index, container] of started.entries()) {
+      if (type === "provisioned-concurrency" || errors[index]) {
+        const initMs = container.initMs;
+        const reported = this.#options.lambdaLines && initMs !== undefined;
+        container.reportInit(reported ? [initLine(this.spec.logFormat, initMs)] : []);
+        if (type === "provisioned-concurrency") container.initMs = undefined;
+      }
       this.#release(container);
     }
     return errors.find((error) => error !== undefined);
@@ -307,12 +370,12 @@ export class FunctionPool {
     return new Promise((handed) => this.#waiting.push(handed));
   }
 
-  #start(): Container {
+  #start(type: InitializationType = "on-demand"): Container {
     const container: Container = new Container(
       ++this.#started,
       this.#generation,
       this.#setup,
-      this.#env,
+      { ...this.#env, ...definedEnv(this.spec, this.#env, type) },
       this.#output,
       () => {
         this.#forget(container);

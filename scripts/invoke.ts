@@ -37,7 +37,8 @@ const usage = `usage: npm run invoke -- <function> <event.json> [--seed N] [--wa
   function: ${functions.map((spec) => `${spec.name} (${spec.logicalId})`).join(", ")}
   event:    an API Gateway HTTP API (payload 2.0) event, e.g. events/list-ok.json
   --seed N  create N categories first (e.g. to make a list large enough to be compressed)
-  --warm N  start N containers first (their REPORT lines show Init Duration), then invoke warm
+  --warm N  start N containers first, like provisioned concurrency (INIT_REPORT), then invoke
+            warm (no Init Duration in REPORT)
   env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
 
 /** The command line read, "help", or a UsageError: one line naming the command, exit 2. */

@@ -33,13 +33,17 @@ function testSpec(limits: Partial<FunctionSpec> = {}): FunctionSpec {
   };
 }
 
-function poolOf(limits: Partial<FunctionSpec> = {}, options: PoolOptions = {}) {
+function poolOf(
+  limits: Partial<FunctionSpec> = {},
+  options: PoolOptions = {},
+  env: Record<string, string> = {},
+) {
   const lines: string[] = [];
   const output = {
     stdout: (text: string) => lines.push(...text.split("\n").filter(Boolean)),
     stderr: () => undefined,
   };
-  const pool = new FunctionPool(testSpec(limits), {}, { output, lambdaLines: true, ...options });
+  const pool = new FunctionPool(testSpec(limits), env, { output, lambdaLines: true, ...options });
   pools.push(pool);
   return { pool, lines };
 }
@@ -47,6 +51,9 @@ function poolOf(limits: Partial<FunctionSpec> = {}, options: PoolOptions = {}) {
 interface Seen {
   readonly running: number;
   readonly invocations: number;
+  /** What Lambda defines in the container's environment, and the context it was handed. */
+  readonly env: Record<string, string | undefined>;
+  readonly context: Record<string, string>;
 }
 
 function seen(outcome: Outcome): Seen {
@@ -111,6 +118,80 @@ describe("a container keeps its module state between invocations; a new one star
     expect(seen(busy).invocations).toBe(4);
     expect(seen(fresh).invocations).toBe(1);
     expect(fresh.report?.containerId).toBe(2);
+  });
+});
+
+describe("a container has the environment Lambda defines, and a context that agrees with it", () => {
+  it("names the function, version, memory, log group and stream, runtime, handler, UTC and region", async () => {
+    const { pool } = poolOf({ memorySize: 256 });
+    const [first, second] = (
+      await Promise.all([pool.invoke({ holdMs: 100 }), pool.invoke({ holdMs: 100 })])
+    ).map(seen);
+    const stream = /^\d{4}\/\d\d\/\d\d\/\[\$LATEST\][0-9a-f]{32}$/;
+    expect(first?.env).toEqual({
+      AWS_LAMBDA_FUNCTION_NAME: "listCategories",
+      AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "256",
+      AWS_LAMBDA_LOG_GROUP_NAME: "/aws/lambda/listCategories",
+      AWS_LAMBDA_LOG_STREAM_NAME: expect.stringMatching(stream) as string,
+      AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
+      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs24.x",
+      LAMBDA_TASK_ROOT: pool.spec.codeDir,
+      _HANDLER: "index.handler",
+      TZ: ":UTC",
+      AWS_REGION: "local",
+      AWS_DEFAULT_REGION: "local",
+    });
+    expect(first?.context).toEqual({
+      functionName: "listCategories",
+      functionVersion: "$LATEST",
+      memoryLimitInMB: "256",
+      logGroupName: "/aws/lambda/listCategories",
+      logStreamName: first?.env.AWS_LAMBDA_LOG_STREAM_NAME,
+    });
+    // One log stream per container.
+    expect(second?.context.logStreamName).toMatch(stream);
+    expect(second?.context.logStreamName).not.toBe(first?.context.logStreamName);
+  });
+
+  it("keeps the region it is given; AWS_DEFAULT_REGION follows it", async () => {
+    const { pool } = poolOf({}, {}, { AWS_REGION: "eu-west-1" });
+    expect(seen(await pool.invoke({})).env).toMatchObject({
+      AWS_REGION: "eu-west-1",
+      AWS_DEFAULT_REGION: "eu-west-1",
+    });
+  });
+});
+
+describe("containers started ahead of traffic: on-demand unless kept warm (provisioned concurrency)", () => {
+  it("with none kept warm, the one started to check the bundle is a cold start at its first invocation", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" });
+    expect(await pool.warm()).toBeUndefined();
+    expect(pool.size).toBe(1);
+    expect(lines).toEqual([]);
+    const first = await pool.invoke({}, "first");
+    expect(first.report).toMatchObject({ containerId: 1, initMs: expect.any(Number) as number });
+    expect(seen(first).env.AWS_LAMBDA_INITIALIZATION_TYPE).toBe("on-demand");
+    expect(lines.at(-1)).toMatch(/^REPORT RequestId: first\t.*\tInit Duration: \d+\.\d\d ms$/);
+    expect((await pool.invoke({})).report?.initMs).toBeUndefined();
+  });
+
+  it("with warm: 2, two provisioned-concurrency containers: INIT_REPORT now, no Init Duration later", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" }, { warm: 2 });
+    expect(await pool.warm()).toBeUndefined();
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: init\tStatus: success$/,
+      ),
+      expect.stringMatching(/^INIT_REPORT /),
+    ]);
+    const outcomes = await Promise.all([pool.invoke({ holdMs: 50 }), pool.invoke({ holdMs: 50 })]);
+    expect(outcomes.map((outcome) => outcome.report?.containerId).sort()).toEqual([1, 2]);
+    for (const outcome of outcomes) {
+      expect(outcome.report?.initMs).toBeUndefined();
+      expect(seen(outcome).env.AWS_LAMBDA_INITIALIZATION_TYPE).toBe("provisioned-concurrency");
+    }
+    expect(lines.filter((line) => line.includes("Init Duration"))).toHaveLength(2);
   });
 });
 

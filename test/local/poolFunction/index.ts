@@ -17,7 +17,34 @@ let running = 0;
 let invocations = 0;
 const kept: number[][] = [];
 
-export async function handler(ask: Ask): Promise<{ running: number; invocations: number }> {
+/** What Lambda defines in a container's environment (local/functionPool.ts sets them). */
+const defined = [
+  "AWS_LAMBDA_FUNCTION_NAME",
+  "AWS_LAMBDA_FUNCTION_VERSION",
+  "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+  "AWS_LAMBDA_LOG_GROUP_NAME",
+  "AWS_LAMBDA_LOG_STREAM_NAME",
+  "AWS_LAMBDA_INITIALIZATION_TYPE",
+  "AWS_EXECUTION_ENV",
+  "LAMBDA_TASK_ROOT",
+  "_HANDLER",
+  "TZ",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+];
+
+interface Context {
+  readonly functionName: string;
+  readonly functionVersion: string;
+  readonly memoryLimitInMB: string;
+  readonly logGroupName: string;
+  readonly logStreamName: string;
+}
+
+export async function handler(
+  ask: Ask,
+  context: Context,
+): Promise<{ running: number; invocations: number; env: object; context: object }> {
   running += 1;
   invocations += 1;
   // Seen at the start, before any await: more than 1 means two invocations share this container.
@@ -27,7 +54,13 @@ export async function handler(ask: Ask): Promise<{ running: number; invocations:
       kept.push(new Array<number>(131_072).fill(mb + 0.5));
     const holdMs = ask.holdMs ?? Number(ask.queryStringParameters?.holdMs ?? 0);
     await new Promise((done) => setTimeout(done, holdMs));
-    return { running: Math.max(seen, running), invocations };
+    const { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName } = context;
+    return {
+      running: Math.max(seen, running),
+      invocations,
+      env: Object.fromEntries(defined.map((name) => [name, process.env[name]])),
+      context: { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName },
+    };
   } finally {
     running -= 1;
   }
