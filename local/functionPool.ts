@@ -111,6 +111,8 @@ class Container {
   /** Its output until its init is reported (`reportInit`): Lambda prints it with the init. */
   #held: ["stdout" | "stderr", string][] | undefined = [];
   readonly #output: FunctionOutput;
+  /** The invocation it runs or ran last (none yet: its init). */
+  #requestId = "";
   maxMemoryMb = 0;
   /** Undefined once the bundle is loaded; the init error otherwise (the container then ends). */
   readonly initialised: Promise<FunctionError | undefined>;
@@ -168,7 +170,16 @@ class Container {
               message: `Runtime exited with error: the heap is over MemorySize (${setup.memorySize} MB)`,
               stack: "",
             }
-          : serializeError(error);
+          : typeof error === "number"
+            ? // The runtime exited (process.exit in the function): Lambda's own words, as its
+              // runtimes' users report them (aws/aws-lambda-python-runtime-interface-client#10,
+              // swift-serverless/aws-lambda-swift-sprinter#27).
+              {
+                name: "Runtime.ExitError",
+                message: `RequestId: ${this.#requestId} Error: Runtime exited with error: exit status ${error}`,
+                stack: "",
+              }
+            : serializeError(error);
         ready(failure);
         this.#settle({
           ok: false,
@@ -178,14 +189,15 @@ class Container {
         ended();
       };
       this.#worker.once("error", end);
-      this.#worker.once("exit", () => {
-        end(new Error("the function's runtime exited"));
+      this.#worker.once("exit", (code) => {
+        end(code);
       });
     });
   }
 
   /** Runs one invocation; past `timeoutMs` it fails (Sandbox.Timedout) and the container ends. */
   run(requestId: string, event: unknown, timeoutMs: number): Promise<Settled> {
+    this.#requestId = requestId;
     return new Promise((done) => {
       const timer = setTimeout(() => {
         const message = `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`;

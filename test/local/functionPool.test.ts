@@ -231,6 +231,25 @@ describe("Timeout ends the invocation and its container", () => {
   });
 });
 
+describe("a handler that ends its runtime (process.exit) fails as Lambda reports it", () => {
+  it("Runtime.ExitError with the request id and the exit status; the next runs in a fresh container", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" });
+    const outcome = await pool.invoke({ exitCode: 3 }, "exit-1");
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: "error",
+      error: {
+        name: "Runtime.ExitError",
+        message: "RequestId: exit-1 Error: Runtime exited with error: exit status 3",
+      },
+    });
+    expect(lines.at(-1)).toMatch(/\tStatus: error\tError Type: Runtime\.ExitError$/);
+    const next = await pool.invoke({});
+    expect(seen(next).invocations).toBe(1);
+    expect(next.report?.containerId).toBe(2);
+  });
+});
+
 describe("MemorySize bounds a container's heap", () => {
   it("a handler allocating past it fails with Runtime.OutOfMemory; the next runs in a fresh container", async () => {
     const { pool, lines } = poolOf({ memorySize: 64, logFormat: "JSON" });

@@ -8,6 +8,8 @@ interface Ask {
   readonly holdMs?: number;
   /** Allocate and keep this many MiB first (more than MemorySize ends the container). */
   readonly allocateMb?: number;
+  /** Ends the runtime with this exit code (process.exit), as a careless handler may. */
+  readonly exitCode?: number;
   /** Through the gateway: `?holdMs=…`. */
   readonly queryStringParameters?: { readonly holdMs?: string };
 }
@@ -49,6 +51,7 @@ export async function handler(
   invocations += 1;
   // Seen at the start, before any await: more than 1 means two invocations share this container.
   const seen = running;
+  if (ask.exitCode !== undefined) process.exit(ask.exitCode);
   try {
     for (let mb = 0; mb < (ask.allocateMb ?? 0); mb++)
       kept.push(new Array<number>(131_072).fill(mb + 0.5));
