@@ -18,7 +18,7 @@ import type { FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.
 import { serializeError } from "./functionProtocol.ts";
 import { localRegion } from "./embeddedDynamo.ts";
 import type { Report } from "./lambdaLines.ts";
-import { endLines, initLine, startLine } from "./lambdaLines.ts";
+import { endLines, initLines, startLine } from "./lambdaLines.ts";
 import type { FunctionSpec } from "./template.ts";
 
 /** A function's concurrency when the template reserves none (Lambda's is the account's 1,000). */
@@ -65,7 +65,7 @@ export interface PoolOptions {
 /** An invocation's end as its container tells it, with the heap it had then. */
 type Settled = Ended & { readonly memoryMb?: number };
 
-type InitializationType = "on-demand" | "provisioned-concurrency";
+export type InitializationType = "on-demand" | "provisioned-concurrency";
 
 /**
  * What Lambda defines in every container's environment, over the function's own (these are
@@ -101,6 +101,7 @@ function definedEnv(
 class Container {
   readonly id: number;
   readonly generation: number;
+  readonly initializationType: InitializationType;
   readonly #worker: Worker;
   #pending: ((settled: Settled) => void) | undefined;
   /** Ends the container once it has been idle for the pool's idle time. */
@@ -120,6 +121,7 @@ class Container {
   constructor(
     id: number,
     generation: number,
+    initializationType: InitializationType,
     setup: WorkerSetup,
     env: Readonly<Record<string, string>>,
     output: FunctionOutput,
@@ -128,6 +130,7 @@ class Container {
     this.id = id;
     this.generation = generation;
     this.#output = output;
+    this.initializationType = initializationType;
     const started = performance.now();
     this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
       env,
@@ -144,6 +147,7 @@ class Container {
             ready(undefined);
             break;
           case "init-error":
+            this.initMs = performance.now() - started;
             ready(message.error);
             void this.stop();
             break;
@@ -222,12 +226,13 @@ class Container {
     return this.#held !== undefined;
   }
 
-  /** Reports its init: Lambda's `lines` (e.g. INIT_START), then the output it held. */
-  reportInit(lines: readonly string[]): void {
+  /** Reports its init: Lambda's lines `before` (INIT_START), the output it held, then `after`. */
+  reportInit([before, after]: readonly [string[], string[]]): void {
     const held = this.#held ?? [];
     this.#held = undefined;
-    for (const line of lines) this.#output.stdout(`${line}\n`);
+    for (const line of before) this.#output.stdout(`${line}\n`);
     for (const [stream, text] of held) this.#output[stream](text);
+    for (const line of after) this.#output.stdout(`${line}\n`);
   }
 
   #settle(settled: Settled): void {
@@ -303,7 +308,7 @@ export class FunctionPool {
     // before any traffic (`warm` with no containers kept): Lambda inits an on-demand environment
     // when its first invocation arrives, so its init output comes just before that START, and
     // its REPORT carries the Init Duration.
-    if (container.initPending) container.reportInit([]);
+    if (container.initPending) container.reportInit(this.#initLines(container, initError));
     if (initError) {
       this.#release(container);
       return { ok: false, failure: "error", error: initError };
@@ -348,14 +353,18 @@ export class FunctionPool {
     const errors = await Promise.all(started.map((container) => container.initialised));
     for (const [index, container] of started.entries()) {
       if (type === "provisioned-concurrency" || errors[index]) {
-        const initMs = container.initMs;
-        const reported = this.#options.lambdaLines && initMs !== undefined;
-        container.reportInit(reported ? [initLine(this.spec.logFormat, initMs)] : []);
+        container.reportInit(this.#initLines(container, errors[index]));
         if (type === "provisioned-concurrency") container.initMs = undefined;
       }
       this.#release(container);
     }
     return errors.find((error) => error !== undefined);
+  }
+
+  /** Lambda's lines around a container's init (local/lambdaLines.ts), when they are printed. */
+  #initLines(container: Container, error: FunctionError | undefined): [string[], string[]] {
+    if (this.#options.lambdaLines !== true) return [[], []];
+    return initLines(this.spec, container.initializationType, container.initMs ?? 0, error);
   }
 
   /** Serves the bundle as it now is on disk: new containers; busy ones end when they answer. */
@@ -386,6 +395,7 @@ export class FunctionPool {
     const container: Container = new Container(
       ++this.#started,
       this.#generation,
+      type,
       this.#setup,
       { ...this.#env, ...definedEnv(this.spec, this.#env, type) },
       this.#output,

@@ -2,7 +2,7 @@
  * `npm run invoke -- <function> <event.json> [--seed N] [--warm N]`: runs one built function on
  * one API Gateway event, like `sam local invoke -e`, on the local server's runtime (a container of
  * local/functionPool.ts, its Timeout and MemorySize enforced), against the embedded store (in
- * memory) or DYNAMODB_ENDPOINT. Lambda's START line, the function's log lines, END and REPORT
+ * memory) or DYNAMODB_ENDPOINT. Lambda's INIT_START and START lines, the function's log lines, END and REPORT
  * (with its Init Duration: the invocation is a cold start, unless `--warm N` started N containers
  * first), in the function's LogFormat, and then its result go to stdout; exit 0 on a
  * result, 1 when the function fails at init or throws (printed as Lambda reports it) or the store

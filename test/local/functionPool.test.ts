@@ -180,9 +180,11 @@ describe("containers started ahead of traffic: on-demand unless kept warm (provi
     const { pool, lines } = poolOf({ logFormat: "Text" }, { warm: 2 });
     expect(await pool.warm()).toBeUndefined();
     expect(lines).toEqual([
+      expect.stringMatching(/^INIT_START /),
       expect.stringMatching(
         /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: init\tStatus: success$/,
       ),
+      expect.stringMatching(/^INIT_START /),
       expect.stringMatching(/^INIT_REPORT /),
     ]);
     const outcomes = await Promise.all([pool.invoke({ holdMs: 50 }), pool.invoke({ holdMs: 50 })]);
@@ -298,6 +300,7 @@ describe("Lambda's START, END and REPORT lines in the function's LogFormat", () 
     await pool.invoke({}, "second");
     const number = String.raw`\d+\.\d\d`;
     expect(lines).toEqual([
+      "INIT_START Runtime Version: nodejs:24.local\tRuntime Version ARN: arn:aws:lambda:local::runtime:local",
       "START RequestId: first Version: $LATEST",
       "END RequestId: first",
       expect.stringMatching(
@@ -318,11 +321,20 @@ describe("Lambda's START, END and REPORT lines in the function's LogFormat", () 
     await pool.invoke({}, "json-1");
     const records = lines.map((line) => JSON.parse(line) as { type: string; record: unknown });
     expect(records.map((record) => record.type)).toEqual([
+      "platform.initStart",
       "platform.start",
       "platform.runtimeDone",
       "platform.report",
     ]);
-    const report = records[2]?.record as { metrics: Record<string, unknown> };
+    expect(records[0]?.record).toEqual({
+      initializationType: "on-demand",
+      phase: "init",
+      runtimeVersion: "nodejs:24.local",
+      runtimeVersionArn: "arn:aws:lambda:local::runtime:local",
+      functionName: "listCategories",
+      functionVersion: "$LATEST",
+    });
+    const report = records[3]?.record as { metrics: Record<string, unknown> };
     expect(report).toMatchObject({ requestId: "json-1", status: "success" });
     expect(Object.keys(report.metrics)).toEqual([
       "durationMs",
@@ -332,5 +344,60 @@ describe("Lambda's START, END and REPORT lines in the function's LogFormat", () 
       "initDurationMs",
     ]);
     expect(report.metrics.memorySizeMB).toBe(pool.spec.memorySize);
+  });
+});
+
+describe("a container's init in Lambda's lines: INIT_START, its output; a failed init's error and INIT_REPORT", () => {
+  it("an on-demand container started ahead of traffic prints its init with its first invocation", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "Text" },
+      {},
+      { POOL_FUNCTION_INIT_LOG: "loading" },
+    );
+    expect(await pool.warm()).toBeUndefined();
+    expect(lines).toEqual([]);
+    await pool.invoke({}, "first");
+    expect(lines.slice(0, 3)).toEqual([
+      expect.stringMatching(/^INIT_START Runtime Version: /),
+      "loading",
+      "START RequestId: first Version: $LATEST",
+    ]);
+  });
+
+  it("Text: a failed init prints the runtime's uncaught exception, then INIT_REPORT with Status: error", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "Text" },
+      {},
+      { POOL_FUNCTION_INIT_ERROR: "no table" },
+    );
+    const outcome = await pool.invoke({}, "broken");
+    expect(outcome).toMatchObject({ ok: false, error: { name: "Error", message: "no table" } });
+    expect(lines).toEqual([
+      expect.stringMatching(/^INIT_START /),
+      expect.stringMatching(
+        /^\S+\tundefined\tERROR\tUncaught Exception \t\{"errorType":"Error","errorMessage":"no table","stack":\["Error: no table",/,
+      ),
+      expect.stringMatching(
+        /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: init\tStatus: error\tError Type: Error$/,
+      ),
+    ]);
+  });
+
+  it("JSON: platform.initStart, then platform.initReport with the status and error type", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "JSON" },
+      {},
+      { POOL_FUNCTION_INIT_ERROR: "no table" },
+    );
+    expect(await pool.warm()).toMatchObject({ message: "no table" });
+    const records = lines.map((line) => JSON.parse(line) as { type: string; record: unknown });
+    expect(records.map((line) => line.type)).toEqual(["platform.initStart", "platform.initReport"]);
+    expect(records[1]?.record).toMatchObject({
+      initializationType: "on-demand",
+      phase: "init",
+      status: "error",
+      errorType: "Error",
+      metrics: { durationMs: expect.any(Number) as number },
+    });
   });
 });

@@ -67,13 +67,15 @@ describe("npm start's terminal", () => {
       (line) => JSON.parse(line) as { type?: string; record?: { metrics?: object } },
     );
     // The container started with the server is on-demand: its init is reported with the first
-    // request (platform.report's initDurationMs), not as provisioned concurrency's initReport.
+    // request (platform.initStart, then platform.report's initDurationMs), not as provisioned
+    // concurrency's initReport.
     const platform = records.filter((line) => line.type?.startsWith("platform."));
     expect(platform.map((line) => line.type)).toEqual([
+      "platform.initStart",
       "platform.start",
       "platform.runtimeDone",
       "platform.report",
     ]);
-    expect(platform[2]?.record?.metrics).toHaveProperty("initDurationMs");
+    expect(platform[3]?.record?.metrics).toHaveProperty("initDurationMs");
   });
 });

@@ -14,6 +14,12 @@ interface Ask {
   readonly queryStringParameters?: { readonly holdMs?: string };
 }
 
+// Its init, as the pool's tests ask for it through the container's environment: a line of
+// output, or an error (the bundle fails to load).
+if (process.env.POOL_FUNCTION_INIT_LOG)
+  process.stdout.write(`${process.env.POOL_FUNCTION_INIT_LOG}\n`);
+if (process.env.POOL_FUNCTION_INIT_ERROR) throw new Error(process.env.POOL_FUNCTION_INIT_ERROR);
+
 /** Module state: one copy per container, as in Lambda. */
 let running = 0;
 let invocations = 0;
