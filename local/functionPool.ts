@@ -92,6 +92,7 @@ function definedEnv(
     AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
     LAMBDA_TASK_ROOT: spec.codeDir,
     _HANDLER: `${parse(spec.handlerFile).name}.${spec.handlerExport}`,
+    // The variable only: a worker keeps the process's time zone (docs/local.md).
     TZ: ":UTC",
     AWS_REGION: region,
     AWS_DEFAULT_REGION: env.AWS_DEFAULT_REGION ?? region,
