@@ -111,7 +111,8 @@ export function lambdaContext(functionName: string, timeoutSeconds: number): Con
 
 export interface HttpAnswer {
   readonly status: number;
-  readonly headers: Record<string, string>;
+  /** `set-cookie` may be several: one header each. */
+  readonly headers: Record<string, string | string[]>;
   readonly body: Buffer;
 }
 
@@ -135,9 +136,14 @@ export function fromResult(result: unknown): HttpAnswer {
     };
   }
   const structured = result as APIGatewayProxyStructuredResultV2;
-  const headers: Record<string, string> = {};
+  const headers: HttpAnswer["headers"] = {};
   for (const [name, value] of Object.entries(structured.headers ?? {}))
     headers[name] = String(value);
+  // Payload 2.0's `cookies`: "in the response to the client, each cookie becomes a set-cookie
+  // header" (docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-lambda.html).
+  const cookies = structured.cookies ?? [];
+  if (cookies.length > 0)
+    headers["set-cookie"] = [...[headers["set-cookie"] ?? []].flat(), ...cookies];
   const text = structured.body ?? "";
   return {
     status: structured.statusCode ?? 200,

@@ -11,13 +11,14 @@
  * which V8 ends the worker (Runtime.OutOfMemory here, as Lambda reports it).
  */
 import { randomUUID } from "node:crypto";
-import { resolve } from "node:path";
+import { parse, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
 import { serializeError } from "./functionProtocol.ts";
+import { localRegion } from "./embeddedDynamo.ts";
 import type { Report } from "./lambdaLines.ts";
-import { endLines, initLine, startLine } from "./lambdaLines.ts";
+import { endLines, initLines, startLine } from "./lambdaLines.ts";
 import type { FunctionSpec } from "./template.ts";
 
 /** A function's concurrency when the template reserves none (Lambda's is the account's 1,000). */
@@ -64,9 +65,44 @@ export interface PoolOptions {
 /** An invocation's end as its container tells it, with the heap it had then. */
 type Settled = Ended & { readonly memoryMb?: number };
 
+export type InitializationType = "on-demand" | "provisioned-concurrency";
+
+/**
+ * What Lambda defines in every container's environment, over the function's own (these are
+ * reserved: no configuration sets them): "Defined runtime environment variables",
+ * docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html. The worker reads its context's
+ * name, version, memory and log names from these, as Lambda's Node.js runtime does, so the two
+ * agree. The name is the template's function name (deployed, it is petstore-<stage>-<name>).
+ */
+function definedEnv(
+  spec: FunctionSpec,
+  env: Readonly<Record<string, string>>,
+  initializationType: InitializationType,
+): Record<string, string> {
+  const region = env.AWS_REGION ?? localRegion;
+  const day = new Date().toISOString().slice(0, 10).replaceAll("-", "/");
+  return {
+    AWS_LAMBDA_FUNCTION_NAME: spec.name,
+    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.memorySize),
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${spec.name}`,
+    // One stream per container, named as Lambda names them.
+    AWS_LAMBDA_LOG_STREAM_NAME: `${day}/[$LATEST]${randomUUID().replaceAll("-", "")}`,
+    AWS_LAMBDA_INITIALIZATION_TYPE: initializationType,
+    AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
+    LAMBDA_TASK_ROOT: spec.codeDir,
+    _HANDLER: `${parse(spec.handlerFile).name}.${spec.handlerExport}`,
+    // The variable only: a worker keeps the process's time zone (docs/local.md).
+    TZ: ":UTC",
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: env.AWS_DEFAULT_REGION ?? region,
+  };
+}
+
 class Container {
   readonly id: number;
   readonly generation: number;
+  readonly initializationType: InitializationType;
   readonly #worker: Worker;
   #pending: ((settled: Settled) => void) | undefined;
   /** Ends the container once it has been idle for the pool's idle time. */
@@ -74,6 +110,11 @@ class Container {
   dead = false;
   /** The cold start, until the first invocation reports it. */
   initMs: number | undefined;
+  /** Its output until its init is reported (`reportInit`): Lambda prints it with the init. */
+  #held: ["stdout" | "stderr", string][] | undefined = [];
+  readonly #output: FunctionOutput;
+  /** The invocation it runs or ran last (none yet: its init). */
+  #requestId = "";
   maxMemoryMb = 0;
   /** Undefined once the bundle is loaded; the init error otherwise (the container then ends). */
   readonly initialised: Promise<FunctionError | undefined>;
@@ -81,6 +122,7 @@ class Container {
   constructor(
     id: number,
     generation: number,
+    initializationType: InitializationType,
     setup: WorkerSetup,
     env: Readonly<Record<string, string>>,
     output: FunctionOutput,
@@ -88,9 +130,11 @@ class Container {
   ) {
     this.id = id;
     this.generation = generation;
+    this.#output = output;
+    this.initializationType = initializationType;
     const started = performance.now();
     this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
-      env: { ...env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(setup.memorySize) },
+      env,
       workerData: setup,
       // MemorySize bounds the heap with V8's own limit: past it the worker ends with
       // ERR_WORKER_OUT_OF_MEMORY (the process and the other containers carry on).
@@ -104,12 +148,14 @@ class Container {
             ready(undefined);
             break;
           case "init-error":
+            this.initMs = performance.now() - started;
             ready(message.error);
             void this.stop();
             break;
           case "stdout":
           case "stderr":
-            output[message.type](message.text);
+            if (this.#held) this.#held.push([message.type, message.text]);
+            else output[message.type](message.text);
             break;
           default:
             this.#settle(
@@ -129,7 +175,16 @@ class Container {
               message: `Runtime exited with error: the heap is over MemorySize (${setup.memorySize} MB)`,
               stack: "",
             }
-          : serializeError(error);
+          : typeof error === "number"
+            ? // The runtime exited (process.exit in the function): Lambda's own words, as its
+              // runtimes' users report them (aws/aws-lambda-python-runtime-interface-client#10,
+              // swift-serverless/aws-lambda-swift-sprinter#27).
+              {
+                name: "Runtime.ExitError",
+                message: `RequestId: ${this.#requestId} Error: Runtime exited with error: exit status ${error}`,
+                stack: "",
+              }
+            : serializeError(error);
         ready(failure);
         this.#settle({
           ok: false,
@@ -139,14 +194,15 @@ class Container {
         ended();
       };
       this.#worker.once("error", end);
-      this.#worker.once("exit", () => {
-        end(new Error("the function's runtime exited"));
+      this.#worker.once("exit", (code) => {
+        end(code);
       });
     });
   }
 
   /** Runs one invocation; past `timeoutMs` it fails (Sandbox.Timedout) and the container ends. */
   run(requestId: string, event: unknown, timeoutMs: number): Promise<Settled> {
+    this.#requestId = requestId;
     return new Promise((done) => {
       const timer = setTimeout(() => {
         const message = `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`;
@@ -164,6 +220,20 @@ class Container {
       };
       this.#worker.postMessage({ requestId, event });
     });
+  }
+
+  /** Whether its init is still to be reported (its first invocation, or `warm`). */
+  get initPending(): boolean {
+    return this.#held !== undefined;
+  }
+
+  /** Reports its init: Lambda's lines `before` (INIT_START), the output it held, then `after`. */
+  reportInit([before, after]: readonly [string[], string[]]): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const line of before) this.#output.stdout(`${line}\n`);
+    for (const [stream, text] of held) this.#output[stream](text);
+    for (const line of after) this.#output.stdout(`${line}\n`);
   }
 
   #settle(settled: Settled): void {
@@ -204,7 +274,6 @@ export class FunctionPool {
     this.#setup = {
       bundleUrl: pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href,
       handlerExport: spec.handlerExport,
-      functionName: spec.name,
       timeoutSeconds: spec.timeoutSeconds,
       memorySize: spec.memorySize,
     };
@@ -235,11 +304,16 @@ export class FunctionPool {
     }
     const container = await claimed;
     const initError = await container.initialised;
+    const lines = this.#options.lambdaLines === true;
+    // An on-demand container's init belongs to its first invocation, even one the pool started
+    // before any traffic (`warm` with no containers kept): Lambda inits an on-demand environment
+    // when its first invocation arrives, so its init output comes just before that START, and
+    // its REPORT carries the Init Duration.
+    if (container.initPending) container.reportInit(this.#initLines(container, initError));
     if (initError) {
       this.#release(container);
       return { ok: false, failure: "error", error: initError };
     }
-    const lines = this.#options.lambdaLines === true;
     if (lines) this.#output.stdout(`${startLine(this.spec.logFormat, requestId)}\n`);
     const started = performance.now();
     const settled = await container.run(requestId, event, this.spec.timeoutSeconds * 1000);
@@ -266,21 +340,32 @@ export class FunctionPool {
   }
 
   /**
-   * Starts containers until `count` (at most the concurrency) are alive, ahead of traffic: their
-   * init is reported now, not with their first invocation. The first init error, if any.
+   * Starts the containers kept warm (`warm`), ahead of traffic, like provisioned concurrency:
+   * their init is reported now and their invocations have no Init Duration. With none kept, one
+   * on-demand container, to refuse at once a bundle that does not load: it is still a cold start,
+   * its init reported with its first invocation. The first init error, if any.
    */
-  async warm(count = this.#options.warm ?? 1): Promise<FunctionError | undefined> {
-    const started = Array.from({ length: Math.min(count, this.concurrency) - this.size }, () =>
-      this.#start(),
+  async warm(count = this.#options.warm ?? 0): Promise<FunctionError | undefined> {
+    const type = count > 0 ? "provisioned-concurrency" : "on-demand";
+    const started = Array.from(
+      { length: Math.min(Math.max(count, 1), this.concurrency) - this.size },
+      () => this.#start(type),
     );
     const errors = await Promise.all(started.map((container) => container.initialised));
-    for (const container of started) {
-      if (this.#options.lambdaLines && container.initMs !== undefined)
-        this.#output.stdout(`${initLine(this.spec.logFormat, container.initMs)}\n`);
-      container.initMs = undefined;
+    for (const [index, container] of started.entries()) {
+      if (type === "provisioned-concurrency" || errors[index]) {
+        container.reportInit(this.#initLines(container, errors[index]));
+        if (type === "provisioned-concurrency") container.initMs = undefined;
+      }
       this.#release(container);
     }
     return errors.find((error) => error !== undefined);
+  }
+
+  /** Lambda's lines around a container's init (local/lambdaLines.ts), when they are printed. */
+  #initLines(container: Container, error: FunctionError | undefined): [string[], string[]] {
+    if (this.#options.lambdaLines !== true) return [[], []];
+    return initLines(this.spec, container.initializationType, container.initMs ?? 0, error);
   }
 
   /** Serves the bundle as it now is on disk: new containers; busy ones end when they answer. */
@@ -307,12 +392,13 @@ export class FunctionPool {
     return new Promise((handed) => this.#waiting.push(handed));
   }
 
-  #start(): Container {
+  #start(type: InitializationType = "on-demand"): Container {
     const container: Container = new Container(
       ++this.#started,
       this.#generation,
+      type,
       this.#setup,
-      this.#env,
+      { ...this.#env, ...definedEnv(this.spec, this.#env, type) },
       this.#output,
       () => {
         this.#forget(container);

@@ -2,7 +2,6 @@
 export interface WorkerSetup {
   readonly bundleUrl: string;
   readonly handlerExport: string;
-  readonly functionName: string;
   readonly timeoutSeconds: number;
   readonly memorySize: number;
 }

@@ -60,10 +60,16 @@ async function invoke({ requestId, event }: ToWorker): Promise<void> {
     return;
   }
   try {
+    // The context from the container's environment (local/functionPool.ts), as Lambda's runtime
+    // reads it: one owner of the function's name, memory and log names.
+    const env = process.env as Record<string, string>;
     const context = {
-      ...lambdaContext(setup.functionName, setup.timeoutSeconds),
+      ...lambdaContext(env.AWS_LAMBDA_FUNCTION_NAME ?? "", setup.timeoutSeconds),
       awsRequestId: requestId,
-      memoryLimitInMB: String(setup.memorySize),
+      functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION ?? "",
+      memoryLimitInMB: env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? "",
+      logGroupName: env.AWS_LAMBDA_LOG_GROUP_NAME ?? "",
+      logStreamName: env.AWS_LAMBDA_LOG_STREAM_NAME ?? "",
     };
     const result: unknown = await handler(event, context, () => undefined);
     post({ type: "result", result, memoryMb: memoryMb() });

@@ -119,7 +119,9 @@ function refuse(error: NodeJS.ErrnoException, socket: Duplex, timeoutMs: number)
   const reply = errorAnswer(refusal(error.code, timeoutMs), requestId);
   const head = [
     `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}`,
-    ...Object.entries(reply.headers).map(([name, value]) => `${name}: ${value}`),
+    ...Object.entries(reply.headers).flatMap(([name, value]) =>
+      [value].flat().map((one) => `${name}: ${one}`),
+    ),
     `apigw-requestid: ${requestId}`,
     `content-length: ${reply.body.length}`,
     "connection: close",

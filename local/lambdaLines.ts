@@ -5,6 +5,7 @@
  * in JSON, the `platform.start`, `platform.runtimeDone` and `platform.report` records
  * (docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-logformat.html).
  */
+import type { FunctionError } from "./functionProtocol.ts";
 import type { FunctionSpec } from "./template.ts";
 
 export interface Report {
@@ -27,19 +28,66 @@ export function startLine(format: Format, requestId: string): string {
 }
 
 /**
- * A container started ahead of traffic (`warm`, like provisioned concurrency) reports its init
- * when it is ready, and its first invocation has no Init Duration.
+ * The lines around a container's init, those before its output and those after: INIT_START
+ * (`platform.initStart`) on every init; after it, when the init failed, the runtime's uncaught
+ * exception and INIT_REPORT with `Status: error` and the error type; when it succeeded, INIT_REPORT
+ * only for provisioned concurrency (an on-demand init is its first REPORT's Init Duration). Text
+ * formats as Lambda writes them: `INIT_START Runtime Version: …⇥Runtime Version ARN: …`
+ * (docs.aws.amazon.com/lambda/latest/dg/runtime-management-identify.html) and, as published
+ * captures of failed inits show, `<time>⇥undefined⇥ERROR⇥Uncaught Exception ⇥{"errorType":…}` then
+ * `INIT_REPORT Init Duration: … ms⇥Phase: init⇥Status: error⇥Error Type: …`; JSON records as the
+ * Telemetry API's schema names them (docs.aws.amazon.com/lambda/latest/dg/telemetry-schema-reference.html).
  */
-export function initLine(format: Format, initMs: number): string {
-  if (format === "Text")
-    return `INIT_REPORT Init Duration: ${initMs.toFixed(2)} ms\tPhase: init\tStatus: success`;
-  const metrics = { durationMs: round(initMs) };
-  return record("platform.initReport", {
-    initializationType: "provisioned-concurrency",
+export function initLines(
+  spec: FunctionSpec,
+  initializationType: "on-demand" | "provisioned-concurrency",
+  initMs: number,
+  error: FunctionError | undefined,
+): [string[], string[]] {
+  // Locally there is no managed runtime version: the template's runtime, marked local.
+  const runtimeVersion = `${spec.runtime.replace(/^nodejs(\d+)\.x$/, "nodejs:$1")}.local`;
+  const runtimeVersionArn = "arn:aws:lambda:local::runtime:local";
+  const status = error ? "error" : "success";
+  const errorType = error?.name;
+  const report = error !== undefined || initializationType === "provisioned-concurrency";
+  if (spec.logFormat === "Text") {
+    const fields = [`Init Duration: ${initMs.toFixed(2)} ms`, "Phase: init", `Status: ${status}`];
+    if (errorType) fields.push(`Error Type: ${errorType}`);
+    return [
+      [`INIT_START Runtime Version: ${runtimeVersion}\tRuntime Version ARN: ${runtimeVersionArn}`],
+      [
+        ...(error ? [uncaught(error)] : []),
+        ...(report ? [`INIT_REPORT ${fields.join("\t")}`] : []),
+      ],
+    ];
+  }
+  const start = record("platform.initStart", {
+    initializationType,
     phase: "init",
-    status: "success",
+    runtimeVersion,
+    runtimeVersionArn,
+    functionName: spec.name,
+    functionVersion: "$LATEST",
+  });
+  const metrics = { durationMs: round(initMs) };
+  const initReport = record("platform.initReport", {
+    initializationType,
+    phase: "init",
+    status,
+    ...(errorType && { errorType }),
     metrics,
   });
+  return [[start], report ? [initReport] : []];
+}
+
+/** The Node.js runtime's line for an error thrown while the bundle loads (Text format). */
+function uncaught(error: FunctionError): string {
+  const thrown = {
+    errorType: error.name,
+    errorMessage: error.message,
+    stack: error.stack.split("\n"),
+  };
+  return `${new Date().toISOString()}\tundefined\tERROR\tUncaught Exception \t${JSON.stringify(thrown)}`;
 }
 
 /** END and REPORT (after Lambda's timeout line, in Text). */

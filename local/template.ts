@@ -156,6 +156,8 @@ export interface FunctionSpec {
   readonly codeDir: string;
   readonly handlerFile: string;
   readonly handlerExport: string;
+  /** Runtime, e.g. "nodejs24.x": AWS_EXECUTION_ENV names it. */
+  readonly runtime: string;
   readonly timeoutSeconds: number;
   /** MemorySize in MB (Lambda's default 128): bounds each container's heap (local/functionPool.ts). */
   readonly memorySize: number;
@@ -192,6 +194,7 @@ export function functionsOf(template: Template = loadTemplate()): FunctionSpec[]
         codeDir: resolve(dirname(templatePath), codeUri),
         handlerFile: `${file}.mjs`,
         handlerExport: exportName,
+        runtime: String(props.Runtime),
         timeoutSeconds: Number(props.Timeout ?? 3),
         memorySize: Number(props.MemorySize ?? 128),
         reservedConcurrency:

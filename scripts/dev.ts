@@ -6,12 +6,16 @@
  * or to openapi.yaml's scopes (the build injects them) still needs a restart.
  *
  * One save is one line: `[dev] … rebuilt; serving the new code`, or esbuild's errors once and one
- * `rebuild failed` line. The folders are watched here (node:fs's recursive watch), not by esbuild's
- * own watch mode: that is one watcher per bundle, each noticing a save at its own moment (it polls),
- * so one save printed a line per bundle and an error in lib/ once per bundle that includes it.
+ * `rebuild failed` line. The folders are watched here, not by esbuild's own watch mode: that is one
+ * watcher per bundle, each noticing a save at its own moment (it polls), so one save printed a
+ * line per bundle and an error in lib/ once per bundle that includes it. Each folder is watched on
+ * its own (node:fs's watch, not recursive): a folder's watch hears of its files by name, so a file
+ * replaced by a rename (sed -i, an editor's atomic save) is still heard of when next saved in place;
+ * the recursive watch, which watches each file it found, lost such a file after the rename.
  */
-import { watch } from "node:fs";
-import { resolve } from "node:path";
+import { readdirSync, watch } from "node:fs";
+import type { FSWatcher } from "node:fs";
+import { join, resolve } from "node:path";
 import { context, formatMessages } from "esbuild";
 import type { BuildFailure, PartialMessage } from "esbuild";
 import { projectRoot } from "../local/template.ts";
@@ -64,7 +68,6 @@ const first = await rebuildAll();
 if (first.failed.length > 0) await printErrors(first.errors);
 const server = await startFromCommandLine(settings);
 process.stderr.write(banner(server));
-process.stderr.write("[dev] watching functions/ and lib/; changes are served without a restart\n");
 
 let timer: NodeJS.Timeout | undefined;
 let running = false;
@@ -98,15 +101,41 @@ async function onChange(): Promise<void> {
   }
 }
 
-const watchers = ["functions", "lib"].map((folder) =>
-  watch(resolve(projectRoot, folder), { recursive: true }, () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void onChange(), settleMs);
-  }),
-);
+/** The watched folders: functions/, lib/ and every folder under them, each watched alone. */
+const watchers = new Map<string, FSWatcher>();
+
+/** Watches the folders there are now (a new one from its first save on) and forgets gone ones. */
+function watchFolders(): void {
+  const roots = ["functions", "lib"].map((folder) => resolve(projectRoot, folder));
+  const folders = new Set(roots);
+  for (const root of roots)
+    for (const entry of readdirSync(root, { withFileTypes: true, recursive: true }))
+      if (entry.isDirectory()) folders.add(join(entry.parentPath, entry.name));
+  for (const [folder, watcher] of watchers)
+    if (!folders.has(folder)) {
+      watcher.close();
+      watchers.delete(folder);
+    }
+  for (const folder of folders) {
+    if (watchers.has(folder)) continue;
+    const watcher = watch(folder, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        watchFolders();
+        void onChange();
+      }, settleMs);
+    });
+    // A folder removed under its watch is forgotten at the next change.
+    watcher.on("error", () => undefined);
+    watchers.set(folder, watcher);
+  }
+}
+watchFolders();
+// Only now: a save from here on is heard (the tests save as soon as they read this line).
+process.stderr.write("[dev] watching functions/ and lib/; changes are served without a restart\n");
 
 stopOnSignals(server, async () => {
   clearTimeout(timer);
-  for (const watcher of watchers) watcher.close();
+  for (const watcher of watchers.values()) watcher.close();
   await Promise.all(builds.map(({ ctx }) => ctx.dispose()));
 });

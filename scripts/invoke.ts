@@ -2,7 +2,7 @@
  * `npm run invoke -- <function> <event.json> [--seed N] [--warm N]`: runs one built function on
  * one API Gateway event, like `sam local invoke -e`, on the local server's runtime (a container of
  * local/functionPool.ts, its Timeout and MemorySize enforced), against the embedded store (in
- * memory) or DYNAMODB_ENDPOINT. Lambda's START line, the function's log lines, END and REPORT
+ * memory) or DYNAMODB_ENDPOINT. Lambda's INIT_START and START lines, the function's log lines, END and REPORT
  * (with its Init Duration: the invocation is a cold start, unless `--warm N` started N containers
  * first), in the function's LogFormat, and then its result go to stdout; exit 0 on a
  * result, 1 when the function fails at init or throws (printed as Lambda reports it) or the store
@@ -37,7 +37,8 @@ const usage = `usage: npm run invoke -- <function> <event.json> [--seed N] [--wa
   function: ${functions.map((spec) => `${spec.name} (${spec.logicalId})`).join(", ")}
   event:    an API Gateway HTTP API (payload 2.0) event, e.g. events/list-ok.json
   --seed N  create N categories first (e.g. to make a list large enough to be compressed)
-  --warm N  start N containers first (their REPORT lines show Init Duration), then invoke warm
+  --warm N  start N containers first, like provisioned concurrency (INIT_REPORT), then invoke
+            warm (no Init Duration in REPORT)
   env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
 
 /** The command line read, "help", or a UsageError: one line naming the command, exit 2. */

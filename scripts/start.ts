@@ -37,8 +37,8 @@ const usageOf = (command: StartCommand): string => `usage: ${
   --dynamodb-local  AWS's DynamoDB Local instead of dynalite (or PETSTORE_STORE=dynamodb-local)
   --concurrency N   containers per function at most, where the template reserves none (10);
                     past it a request is throttled (500), as API Gateway answers a Lambda throttle
-  --warm N          containers per function started at once and kept ready (1; idle ones end
-                    after 10 minutes)
+  --warm N          containers per function started at once and kept ready, like provisioned
+                    concurrency (without it: one on-demand container each, to check it loads)
   --build           build the bundles first (npm start passes it)
   --parameter-overrides Key=Value …
                     infra/template.yaml parameters, as sam local start-api takes them

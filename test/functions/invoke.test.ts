@@ -45,19 +45,20 @@ function logLines(stdout: string): Record<string, unknown>[] {
 }
 
 describe("npm run invoke runs a built function on a sample event like sam local invoke", () => {
-  it("invokes createCategory on create-ok.json: START, the log line, END, REPORT, then the 201 result; exit 0", () => {
+  it("invokes createCategory on create-ok.json: INIT_START, START, the log line, END, REPORT, then the 201 result; exit 0", () => {
     const run = invoke("createCategory", "events/create-ok.json");
     expect(run.status, run.stderr).toBe(0);
     const lines = logLines(run.stdout).filter((line) => !("_aws" in line));
     expect(lines.map((line) => line.type)).toEqual([
+      "platform.initStart",
       "platform.start",
       undefined,
       "platform.runtimeDone",
       "platform.report",
     ]);
-    expect(lines[1]).toMatchObject({ route: "POST /v1/categories", status: 201 });
-    // One cold invocation: its REPORT carries the container's Init Duration.
-    const report = lines[3] as { record: { status: string; metrics: Record<string, number> } };
+    expect(lines[2]).toMatchObject({ route: "POST /v1/categories", status: 201 });
+    // One cold invocation: INIT_START before it, and its REPORT carries the Init Duration.
+    const report = lines[4] as { record: { status: string; metrics: Record<string, number> } };
     expect(report.record.status).toBe("success");
     expect(report.record.metrics.memorySizeMB).toBe(1024);
     expect(report.record.metrics.initDurationMs).toBeGreaterThan(0);

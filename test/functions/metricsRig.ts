@@ -45,9 +45,8 @@ async function start(): Promise<void> {
     ...localFunctionEnv(proxy.endpoint, tableName),
     STAGE: stage,
     // The sample events' key is not of the key format: this stage still allows such keys.
+    // (AWS_LAMBDA_INITIALIZATION_TYPE, which lib/metrics.ts reads, is the pool's, as Lambda's.)
     ALLOW_LEGACY_KEYS: "true",
-    // As Lambda sets it: lib/metrics.ts counts cold starts of on-demand environments only.
-    AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
   };
   const output = {
     stdout: (text: string) => stdout.push(...text.split("\n").filter(Boolean)),

@@ -3,7 +3,7 @@
  * It runs in a copy of the project (functions, lib, local, scripts, infra, openapi.yaml;
  * node_modules linked), so editing a source file never touches the bundles other tests run.
  */
-import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { functionsOf, projectRoot } from "../../local/template.ts";
@@ -112,5 +112,26 @@ describe("a failed rebuild under npm run dev leaves the last good code serving, 
     expect(count(log, failedLine)).toBe(1);
     expect(count(log, /Unexpected ";"/g)).toBe(1);
     expect(count(log, rebuiltLine)).toBe(1);
+  });
+});
+
+describe("npm run dev still notices saves to a file an editor replaced by a rename", () => {
+  it("a rename over the file (sed -i, atomic saves), then a save in place: both served", async () => {
+    const copy = projectCopy();
+    const { baseUrl, apiKey, stderr } = await startDev(copy);
+    const handler = join(copy, "functions/routeFallback/handler.ts");
+    const original = readFileSync(handler, "utf8");
+    const served = (text: string) =>
+      until(async () => (await ordersMessage(baseUrl, apiKey)).startsWith(text));
+
+    // A new file renamed over the old one: the path now names another file (inode).
+    writeFileSync(`${handler}.new`, original.replace("the store orders API", "renamed over"));
+    renameSync(`${handler}.new`, handler);
+    expect(await served("renamed over")).toBe(true);
+    const rebuilt = count(stderr(), rebuiltLine);
+    // Then saved in place, as a plain write does.
+    writeFileSync(handler, original.replace("the store orders API", "saved in place"));
+    expect(await served("saved in place")).toBe(true);
+    expect(await until(() => count(stderr(), rebuiltLine) > rebuilt)).toBe(true);
   });
 });

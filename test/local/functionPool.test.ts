@@ -33,13 +33,17 @@ function testSpec(limits: Partial<FunctionSpec> = {}): FunctionSpec {
   };
 }
 
-function poolOf(limits: Partial<FunctionSpec> = {}, options: PoolOptions = {}) {
+function poolOf(
+  limits: Partial<FunctionSpec> = {},
+  options: PoolOptions = {},
+  env: Record<string, string> = {},
+) {
   const lines: string[] = [];
   const output = {
     stdout: (text: string) => lines.push(...text.split("\n").filter(Boolean)),
     stderr: () => undefined,
   };
-  const pool = new FunctionPool(testSpec(limits), {}, { output, lambdaLines: true, ...options });
+  const pool = new FunctionPool(testSpec(limits), env, { output, lambdaLines: true, ...options });
   pools.push(pool);
   return { pool, lines };
 }
@@ -47,6 +51,9 @@ function poolOf(limits: Partial<FunctionSpec> = {}, options: PoolOptions = {}) {
 interface Seen {
   readonly running: number;
   readonly invocations: number;
+  /** What Lambda defines in the container's environment, and the context it was handed. */
+  readonly env: Record<string, string | undefined>;
+  readonly context: Record<string, string>;
 }
 
 function seen(outcome: Outcome): Seen {
@@ -114,6 +121,82 @@ describe("a container keeps its module state between invocations; a new one star
   });
 });
 
+describe("a container has the environment Lambda defines, and a context that agrees with it", () => {
+  it("names the function, version, memory, log group and stream, runtime, handler, UTC and region", async () => {
+    const { pool } = poolOf({ memorySize: 256 });
+    const [first, second] = (
+      await Promise.all([pool.invoke({ holdMs: 100 }), pool.invoke({ holdMs: 100 })])
+    ).map(seen);
+    const stream = /^\d{4}\/\d\d\/\d\d\/\[\$LATEST\][0-9a-f]{32}$/;
+    expect(first?.env).toEqual({
+      AWS_LAMBDA_FUNCTION_NAME: "listCategories",
+      AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: "256",
+      AWS_LAMBDA_LOG_GROUP_NAME: "/aws/lambda/listCategories",
+      AWS_LAMBDA_LOG_STREAM_NAME: expect.stringMatching(stream) as string,
+      AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
+      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs24.x",
+      LAMBDA_TASK_ROOT: pool.spec.codeDir,
+      _HANDLER: "index.handler",
+      TZ: ":UTC",
+      AWS_REGION: "local",
+      AWS_DEFAULT_REGION: "local",
+    });
+    expect(first?.context).toEqual({
+      functionName: "listCategories",
+      functionVersion: "$LATEST",
+      memoryLimitInMB: "256",
+      logGroupName: "/aws/lambda/listCategories",
+      logStreamName: first?.env.AWS_LAMBDA_LOG_STREAM_NAME,
+    });
+    // One log stream per container.
+    expect(second?.context.logStreamName).toMatch(stream);
+    expect(second?.context.logStreamName).not.toBe(first?.context.logStreamName);
+  });
+
+  it("keeps the region it is given; AWS_DEFAULT_REGION follows it", async () => {
+    const { pool } = poolOf({}, {}, { AWS_REGION: "eu-west-1" });
+    expect(seen(await pool.invoke({})).env).toMatchObject({
+      AWS_REGION: "eu-west-1",
+      AWS_DEFAULT_REGION: "eu-west-1",
+    });
+  });
+});
+
+describe("containers started ahead of traffic: on-demand unless kept warm (provisioned concurrency)", () => {
+  it("with none kept warm, the one started to check the bundle is a cold start at its first invocation", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" });
+    expect(await pool.warm()).toBeUndefined();
+    expect(pool.size).toBe(1);
+    expect(lines).toEqual([]);
+    const first = await pool.invoke({}, "first");
+    expect(first.report).toMatchObject({ containerId: 1, initMs: expect.any(Number) as number });
+    expect(seen(first).env.AWS_LAMBDA_INITIALIZATION_TYPE).toBe("on-demand");
+    expect(lines.at(-1)).toMatch(/^REPORT RequestId: first\t.*\tInit Duration: \d+\.\d\d ms$/);
+    expect((await pool.invoke({})).report?.initMs).toBeUndefined();
+  });
+
+  it("with warm: 2, two provisioned-concurrency containers: INIT_REPORT now, no Init Duration later", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" }, { warm: 2 });
+    expect(await pool.warm()).toBeUndefined();
+    expect(lines).toEqual([
+      expect.stringMatching(/^INIT_START /),
+      expect.stringMatching(
+        /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: init\tStatus: success$/,
+      ),
+      expect.stringMatching(/^INIT_START /),
+      expect.stringMatching(/^INIT_REPORT /),
+    ]);
+    const outcomes = await Promise.all([pool.invoke({ holdMs: 50 }), pool.invoke({ holdMs: 50 })]);
+    expect(outcomes.map((outcome) => outcome.report?.containerId).sort()).toEqual([1, 2]);
+    for (const outcome of outcomes) {
+      expect(outcome.report?.initMs).toBeUndefined();
+      expect(seen(outcome).env.AWS_LAMBDA_INITIALIZATION_TYPE).toBe("provisioned-concurrency");
+    }
+    expect(lines.filter((line) => line.includes("Init Duration"))).toHaveLength(2);
+  });
+});
+
 describe("Timeout ends the invocation and its container", () => {
   it("a handler sleeping past Timeout fails as Sandbox.Timedout, REPORT says Status: timeout", async () => {
     const { pool, lines } = poolOf({ timeoutSeconds: 0.2, logFormat: "Text" });
@@ -147,6 +230,25 @@ describe("Timeout ends the invocation and its container", () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe("a handler that ends its runtime (process.exit) fails as Lambda reports it", () => {
+  it("Runtime.ExitError with the request id and the exit status; the next runs in a fresh container", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" });
+    const outcome = await pool.invoke({ exitCode: 3 }, "exit-1");
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: "error",
+      error: {
+        name: "Runtime.ExitError",
+        message: "RequestId: exit-1 Error: Runtime exited with error: exit status 3",
+      },
+    });
+    expect(lines.at(-1)).toMatch(/\tStatus: error\tError Type: Runtime\.ExitError$/);
+    const next = await pool.invoke({});
+    expect(seen(next).invocations).toBe(1);
+    expect(next.report?.containerId).toBe(2);
   });
 });
 
@@ -198,6 +300,7 @@ describe("Lambda's START, END and REPORT lines in the function's LogFormat", () 
     await pool.invoke({}, "second");
     const number = String.raw`\d+\.\d\d`;
     expect(lines).toEqual([
+      "INIT_START Runtime Version: nodejs:24.local\tRuntime Version ARN: arn:aws:lambda:local::runtime:local",
       "START RequestId: first Version: $LATEST",
       "END RequestId: first",
       expect.stringMatching(
@@ -218,11 +321,20 @@ describe("Lambda's START, END and REPORT lines in the function's LogFormat", () 
     await pool.invoke({}, "json-1");
     const records = lines.map((line) => JSON.parse(line) as { type: string; record: unknown });
     expect(records.map((record) => record.type)).toEqual([
+      "platform.initStart",
       "platform.start",
       "platform.runtimeDone",
       "platform.report",
     ]);
-    const report = records[2]?.record as { metrics: Record<string, unknown> };
+    expect(records[0]?.record).toEqual({
+      initializationType: "on-demand",
+      phase: "init",
+      runtimeVersion: "nodejs:24.local",
+      runtimeVersionArn: "arn:aws:lambda:local::runtime:local",
+      functionName: "listCategories",
+      functionVersion: "$LATEST",
+    });
+    const report = records[3]?.record as { metrics: Record<string, unknown> };
     expect(report).toMatchObject({ requestId: "json-1", status: "success" });
     expect(Object.keys(report.metrics)).toEqual([
       "durationMs",
@@ -232,5 +344,60 @@ describe("Lambda's START, END and REPORT lines in the function's LogFormat", () 
       "initDurationMs",
     ]);
     expect(report.metrics.memorySizeMB).toBe(pool.spec.memorySize);
+  });
+});
+
+describe("a container's init in Lambda's lines: INIT_START, its output; a failed init's error and INIT_REPORT", () => {
+  it("an on-demand container started ahead of traffic prints its init with its first invocation", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "Text" },
+      {},
+      { POOL_FUNCTION_INIT_LOG: "loading" },
+    );
+    expect(await pool.warm()).toBeUndefined();
+    expect(lines).toEqual([]);
+    await pool.invoke({}, "first");
+    expect(lines.slice(0, 3)).toEqual([
+      expect.stringMatching(/^INIT_START Runtime Version: /),
+      "loading",
+      "START RequestId: first Version: $LATEST",
+    ]);
+  });
+
+  it("Text: a failed init prints the runtime's uncaught exception, then INIT_REPORT with Status: error", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "Text" },
+      {},
+      { POOL_FUNCTION_INIT_ERROR: "no table" },
+    );
+    const outcome = await pool.invoke({}, "broken");
+    expect(outcome).toMatchObject({ ok: false, error: { name: "Error", message: "no table" } });
+    expect(lines).toEqual([
+      expect.stringMatching(/^INIT_START /),
+      expect.stringMatching(
+        /^\S+\tundefined\tERROR\tUncaught Exception \t\{"errorType":"Error","errorMessage":"no table","stack":\["Error: no table",/,
+      ),
+      expect.stringMatching(
+        /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: init\tStatus: error\tError Type: Error$/,
+      ),
+    ]);
+  });
+
+  it("JSON: platform.initStart, then platform.initReport with the status and error type", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "JSON" },
+      {},
+      { POOL_FUNCTION_INIT_ERROR: "no table" },
+    );
+    expect(await pool.warm()).toMatchObject({ message: "no table" });
+    const records = lines.map((line) => JSON.parse(line) as { type: string; record: unknown });
+    expect(records.map((line) => line.type)).toEqual(["platform.initStart", "platform.initReport"]);
+    expect(records[1]?.record).toMatchObject({
+      initializationType: "on-demand",
+      phase: "init",
+      status: "error",
+      errorType: "Error",
+      metrics: { durationMs: expect.any(Number) as number },
+    });
   });
 });

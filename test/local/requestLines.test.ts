@@ -4,7 +4,6 @@
  * prints those raw lines instead. The banner names the API reference at /docs.
  */
 import { describe, expect, it } from "vitest";
-import { servedFunctions } from "../../local/template.ts";
 import { createCategory } from "../support/client.ts";
 import { scaled } from "../support/speed.ts";
 import { serverScripts, until } from "./processes.ts";
@@ -40,18 +39,20 @@ describe("npm start's terminal", () => {
     // Request-Id and apigw-requestid, so a line is found from an answer.
     const id = "[A-Za-z0-9+/]{15}=";
     const ms = String.raw`\d+(\.\d)? ms`;
-    // One request at a time: each function's container started with the server serves it.
+    // One request at a time: each function's container started with the server serves it, an
+    // on-demand one, so each function's first request is its cold start, as in Lambda.
+    const cold = String.raw` \(cold start \d+ ms\)`;
     expect(lines).toEqual([
-      expect.stringMatching(new RegExp(`^GET /v1/categories 200 ${ms} ${id}$`)),
-      expect.stringMatching(new RegExp(`^POST /v1/categories 201 ${ms} ${id}$`)),
-      expect.stringMatching(new RegExp(`^GET /v1/nowhere 404 ${ms} ${id}$`)),
+      expect.stringMatching(new RegExp(`^GET /v1/categories 200 ${ms} ${id}${cold}$`)),
+      expect.stringMatching(new RegExp(`^POST /v1/categories 201 ${ms} ${id}${cold}$`)),
+      expect.stringMatching(new RegExp(`^GET /v1/nowhere 404 ${ms} ${id}${cold}$`)),
     ]);
     // Four at once: the one container is busy, so new ones start, each line saying its cold start.
     await Promise.all(
       Array.from({ length: 4 }, () => fetch(`${baseUrl}/categories`, { headers: auth })),
     );
-    const cold = (await untilLines(stdout, 7)).slice(3);
-    expect(cold.filter((line) => / \(cold start \d+ ms\)$/.test(line)).length).toBeGreaterThan(0);
+    const more = (await untilLines(stdout, 7)).slice(3);
+    expect(more.filter((line) => / \(cold start \d+ ms\)$/.test(line)).length).toBeGreaterThan(0);
   });
 
   it("LOG_FORMAT=json: the functions' JSON log and EMF lines, and Lambda's platform lines", async () => {
@@ -62,16 +63,19 @@ describe("npm start's terminal", () => {
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/^\{"(time|_aws)":/);
     await until(() => stdout().includes('"platform.report"'), 5000);
-    const types = (await untilLines(stdout, 1)).map(
-      (line) => (JSON.parse(line) as { type?: string }).type,
+    const records = (await untilLines(stdout, 1)).map(
+      (line) => JSON.parse(line) as { type?: string; record?: { metrics?: object } },
     );
-    // Each served function's container started with the server, then the request.
-    const served = servedFunctions();
-    expect(types.filter((type) => type?.startsWith("platform."))).toEqual([
-      ...served.map(() => "platform.initReport"),
+    // The container started with the server is on-demand: its init is reported with the first
+    // request (platform.initStart, then platform.report's initDurationMs), not as provisioned
+    // concurrency's initReport.
+    const platform = records.filter((line) => line.type?.startsWith("platform."));
+    expect(platform.map((line) => line.type)).toEqual([
+      "platform.initStart",
       "platform.start",
       "platform.runtimeDone",
       "platform.report",
     ]);
+    expect(platform[3]?.record?.metrics).toHaveProperty("initDurationMs");
   });
 });

@@ -1,12 +1,14 @@
 /**
  * `npm start`'s pools under a burst: 50 lists at once grow the list function's pool to its
  * concurrency (10, the local default) and no further; each container's cold start is in Lambda's
- * REPORT (Init Duration); the requests past the limit get API Gateway's answer to a throttled
- * Lambda, 500 {"message":"Internal Server Error"}.
+ * REPORT (Init Duration) and its ColdStart metric, the container started with the server too (it
+ * is on-demand); the requests past the limit get API Gateway's answer to a throttled Lambda,
+ * 500 {"message":"Internal Server Error"}.
  */
 import { describe, expect, it } from "vitest";
 import { defaultConcurrency } from "../../local/functionPool.ts";
-import { servedFunctions } from "../../local/template.ts";
+import { metricNames } from "../../lib/metrics.ts";
+import { declaring } from "../support/emf.ts";
 import { useLocalServer } from "../support/localServer.ts";
 
 // The local default concurrency, throttled past it as Lambda is (the tools' servers queue
@@ -34,16 +36,21 @@ describe("50 lists at once: the pool grows to the concurrency limit and no furth
     for (const answer of throttled) expect(answer.body).toBe('{"message":"Internal Server Error"}');
 
     const platform = server.platformLines.map((line) => JSON.parse(line) as Platform);
-    // The container started with the server reported its init then; every other one, on its
-    // first invocation. Only listCategories ran, and the other served functions' start-up ones.
-    const others = servedFunctions().length - 1;
-    const startedWithServer = platform.filter((line) => line.type === "platform.initReport");
+    // Every container is on-demand, the one started with the server (to check the bundle loads)
+    // too: each reports its init with its first invocation, and none as provisioned concurrency.
+    expect(platform.filter((line) => line.type === "platform.initReport")).toEqual([]);
     const cold = platform.filter(
       (line) =>
         line.type === "platform.report" && line.record.metrics?.initDurationMs !== undefined,
     );
-    const containers = startedWithServer.length - others + cold.length;
+    const containers = cold.length;
+    expect(containers).toBeGreaterThan(0);
     expect(containers).toBeLessThanOrEqual(defaultConcurrency);
+    // lib/metrics.ts counts a cold start of an on-demand container: one ColdStart per container.
+    const coldStarts = declaring(server.metricLines, metricNames.coldStart);
+    expect(coldStarts.map((document) => document.function)).toEqual(
+      cold.map(() => "listCategories"),
+    );
     // A throttle means every container was busy: the pool had reached its limit.
     if (throttled.length > 0) expect(containers).toBe(defaultConcurrency);
     const reports = platform.filter((line) => line.type === "platform.report");

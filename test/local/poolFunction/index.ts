@@ -8,26 +8,68 @@ interface Ask {
   readonly holdMs?: number;
   /** Allocate and keep this many MiB first (more than MemorySize ends the container). */
   readonly allocateMb?: number;
+  /** Ends the runtime with this exit code (process.exit), as a careless handler may. */
+  readonly exitCode?: number;
   /** Through the gateway: `?holdMs=…`. */
   readonly queryStringParameters?: { readonly holdMs?: string };
 }
+
+// Its init, as the pool's tests ask for it through the container's environment: a line of
+// output, or an error (the bundle fails to load).
+if (process.env.POOL_FUNCTION_INIT_LOG)
+  process.stdout.write(`${process.env.POOL_FUNCTION_INIT_LOG}\n`);
+if (process.env.POOL_FUNCTION_INIT_ERROR) throw new Error(process.env.POOL_FUNCTION_INIT_ERROR);
 
 /** Module state: one copy per container, as in Lambda. */
 let running = 0;
 let invocations = 0;
 const kept: number[][] = [];
 
-export async function handler(ask: Ask): Promise<{ running: number; invocations: number }> {
+/** What Lambda defines in a container's environment (local/functionPool.ts sets them). */
+const defined = [
+  "AWS_LAMBDA_FUNCTION_NAME",
+  "AWS_LAMBDA_FUNCTION_VERSION",
+  "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+  "AWS_LAMBDA_LOG_GROUP_NAME",
+  "AWS_LAMBDA_LOG_STREAM_NAME",
+  "AWS_LAMBDA_INITIALIZATION_TYPE",
+  "AWS_EXECUTION_ENV",
+  "LAMBDA_TASK_ROOT",
+  "_HANDLER",
+  "TZ",
+  "AWS_REGION",
+  "AWS_DEFAULT_REGION",
+];
+
+interface Context {
+  readonly functionName: string;
+  readonly functionVersion: string;
+  readonly memoryLimitInMB: string;
+  readonly logGroupName: string;
+  readonly logStreamName: string;
+}
+
+export async function handler(
+  ask: Ask,
+  context: Context,
+): Promise<{ running: number; invocations: number; env: object; context: object }> {
   running += 1;
   invocations += 1;
   // Seen at the start, before any await: more than 1 means two invocations share this container.
   const seen = running;
+  if (ask.exitCode !== undefined) process.exit(ask.exitCode);
   try {
     for (let mb = 0; mb < (ask.allocateMb ?? 0); mb++)
       kept.push(new Array<number>(131_072).fill(mb + 0.5));
     const holdMs = ask.holdMs ?? Number(ask.queryStringParameters?.holdMs ?? 0);
     await new Promise((done) => setTimeout(done, holdMs));
-    return { running: Math.max(seen, running), invocations };
+    const { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName } = context;
+    return {
+      running: Math.max(seen, running),
+      invocations,
+      env: Object.fromEntries(defined.map((name) => [name, process.env[name]])),
+      context: { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName },
+    };
   } finally {
     running -= 1;
   }
