@@ -116,6 +116,7 @@ class Container {
   /** The invocation it runs or ran last (none yet: its init). */
   #requestId = "";
   maxMemoryMb = 0;
+  readonly #memorySize: number;
   /** Undefined once the bundle is loaded; the init error otherwise (the container then ends). */
   readonly initialised: Promise<FunctionError | undefined>;
 
@@ -132,6 +133,7 @@ class Container {
     this.generation = generation;
     this.#output = output;
     this.initializationType = initializationType;
+    this.#memorySize = setup.memorySize;
     const started = performance.now();
     this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
       env,
@@ -216,10 +218,29 @@ class Container {
       this.#pending = (settled) => {
         clearTimeout(timer);
         if (settled.memoryMb) this.maxMemoryMb = Math.max(this.maxMemoryMb, settled.memoryMb);
-        done(settled);
+        done(this.#overMemory(settled) ?? settled);
       };
       this.#worker.postMessage({ requestId, event });
     });
+  }
+
+  /**
+   * Lambda bounds the whole process by MemorySize; V8's heap limit (above) bounds the heap only.
+   * Memory outside it (Buffers, typed arrays: V8's external memory) is checked as the invocation
+   * ends: over MemorySize, the invocation fails as Lambda's would and the container ends. A peak
+   * freed before the end goes unseen.
+   */
+  #overMemory(settled: Settled): Settled | undefined {
+    if (settled.memoryMb === undefined || settled.memoryMb <= this.#memorySize) return undefined;
+    this.dead = true;
+    void this.stop();
+    const message = `Runtime exited with error: ${settled.memoryMb} MB in use, over MemorySize (${this.#memorySize} MB)`;
+    return {
+      ok: false,
+      failure: "out-of-memory",
+      error: { name: "Runtime.OutOfMemory", message, stack: "" },
+      memoryMb: settled.memoryMb,
+    };
   }
 
   /** Whether its init is still to be reported (its first invocation, or `warm`). */

@@ -94,11 +94,13 @@ function routing(
     // function that throws, times out (Lambda ends it at its Timeout, well inside the HTTP API's
     // 30 s integration timeout) or runs out of memory is a function error, and a throttle is
     // Lambda refusing the invocation (429 TooManyRequestsException to API Gateway). "API Gateway
-    // treats all invocation and function errors as internal errors"
-    // (docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html); for an HTTP API the
-    // answer is {"message":"Internal Server Error"}, the cause only in $context.integrationErrorMessage
-    // (docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-lambda.html),
-    // throttling named among its causes (repost.aws/knowledge-center/api-gateway-internal-server-error).
+    // treats all invocation and function errors as internal errors"; that page gives 500 for a
+    // refused invocation and 502 for a function error, but describes REST APIs' proxy
+    // integrations (docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html). For an
+    // HTTP API AWS documents the body, {"message":"Internal Server Error"}, the cause only in
+    // $context.integrationErrorMessage (docs.aws.amazon.com/apigateway/latest/developerguide/
+    // http-api-troubleshooting-lambda.html), and users report a 500 for a failing function
+    // (awslabs/aws-lambda-cpp#117): not verified against a deployed stage (docs/local.md).
     if (outcome.failure !== "throttled")
       process.stderr.write(
         `${host.spec.name} invocation failed: ${outcome.error.name}: ${outcome.error.message}\n`,

@@ -273,6 +273,22 @@ describe("MemorySize bounds a container's heap", () => {
   });
 });
 
+describe("MemorySize bounds a container's memory outside the heap too (Buffers)", () => {
+  it("an invocation ending over it fails with Runtime.OutOfMemory; the next runs in a fresh container", async () => {
+    const { pool, lines } = poolOf({ memorySize: 64, logFormat: "Text" });
+    const outcome = await pool.invoke({ bufferMb: 96 }, "buffers-1");
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: "out-of-memory",
+      error: { name: "Runtime.OutOfMemory" },
+    });
+    expect(lines.at(-1)).toMatch(/\tStatus: error\tError Type: Runtime\.OutOfMemory$/);
+    const next = await pool.invoke({ bufferMb: 8 });
+    expect(seen(next).invocations).toBe(1);
+    expect(next.report).toMatchObject({ containerId: 2, status: "success" });
+  });
+});
+
 describe("idle containers are reaped after the idle time, down to the ones kept warm", () => {
   it("ends both idle containers; with warm: 1, keeps one", async () => {
     for (const warm of [0, 1]) {

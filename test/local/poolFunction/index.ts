@@ -8,6 +8,8 @@ interface Ask {
   readonly holdMs?: number;
   /** Allocate and keep this many MiB first (more than MemorySize ends the container). */
   readonly allocateMb?: number;
+  /** The same outside the heap: Buffers, which V8's heap limit does not bound. */
+  readonly bufferMb?: number;
   /** Ends the runtime with this exit code (process.exit), as a careless handler may. */
   readonly exitCode?: number;
   /** Through the gateway: `?holdMs=…`. */
@@ -23,7 +25,7 @@ if (process.env.POOL_FUNCTION_INIT_ERROR) throw new Error(process.env.POOL_FUNCT
 /** Module state: one copy per container, as in Lambda. */
 let running = 0;
 let invocations = 0;
-const kept: number[][] = [];
+const kept: unknown[] = [];
 
 /** What Lambda defines in a container's environment (local/functionPool.ts sets them). */
 const defined = [
@@ -61,6 +63,7 @@ export async function handler(
   try {
     for (let mb = 0; mb < (ask.allocateMb ?? 0); mb++)
       kept.push(new Array<number>(131_072).fill(mb + 0.5));
+    for (let mb = 0; mb < (ask.bufferMb ?? 0); mb++) kept.push(Buffer.alloc(2 ** 20, mb));
     const holdMs = ask.holdMs ?? Number(ask.queryStringParameters?.holdMs ?? 0);
     await new Promise((done) => setTimeout(done, holdMs));
     const { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName } = context;
