@@ -174,8 +174,8 @@ async function confirmProduction(where: string, io: DeployIo): Promise<number | 
 
 /**
  * What a failed `sam deploy` leaves. An update CloudFormation rolls back by itself; a failed
- * create leaves a stack that must be deleted first and, in production, the table it retains
- * (infra/template.yaml: the log groups are RetainExceptOnCreate, so they go with the rollback).
+ * create leaves a stack that must be deleted first and, in production, the table and the log
+ * groups it retains (infra/template.yaml: Retain).
  */
 function samFailed(code: number, config: StageConfig, before: LiveBefore): string[] {
   const region = `--region ${config.region}`;
@@ -200,8 +200,9 @@ function samFailed(code: number, config: StageConfig, before: LiveBefore): strin
       `${config.stackName} ${region}`,
     ...(config.stage === "production"
       ? [
-          `A failed create keeps production's table (Retain, deletion-protected): the next try ` +
-            `fails with AlreadyExists naming it until it is deleted (${runbook} has the commands).`,
+          `A failed create keeps production's table (deletion-protected) and log groups (Retain): ` +
+            `the next try fails with AlreadyExists naming one until they are deleted (${runbook} ` +
+            `has the commands).`,
         ]
       : []),
   ];

@@ -112,7 +112,7 @@ describe("a first deploy: nothing ran before", () => {
     ]);
   });
 
-  it("sam's failure is a failed create's: delete the stack, and production's retained table", async () => {
+  it("sam's failure is a failed create's: delete the stack, and production's retained table and log groups", async () => {
     const fake = production("no stack", { run: () => Promise.resolve(1) });
     expect(await deploy(["production", "--yes"], fake)).toBe(1);
     const said = errors(fake.log);
@@ -127,7 +127,7 @@ describe("a first deploy: nothing ran before", () => {
       /before the next try: aws cloudformation delete-stack --stack-name petstore-production --region eu-west-1$/,
     );
     expect(said[1]).toMatch(
-      /production's table \(Retain, deletion-protected\).*AlreadyExists .*docs\/operating\.md "A failed first deploy"/,
+      /production's table \(deletion-protected\) and log groups \(Retain\).*AlreadyExists .*docs\/operating\.md "A failed first deploy"/,
     );
     expect(said.join("\n")).not.toContain("rolls a failed update back");
   });
