@@ -170,6 +170,8 @@ class Container {
       // An uncaught error, the heap limit or an exit ends the container and what it is running.
       const end = (error: unknown): void => {
         this.dead = true;
+        // Ended during its init (an exit or a crash while loading): the init lasted until now.
+        this.initMs ??= performance.now() - started;
         const outOfMemory = (error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY";
         const failure = outOfMemory
           ? {
@@ -183,7 +185,8 @@ class Container {
               // swift-serverless/aws-lambda-swift-sprinter#27).
               {
                 name: "Runtime.ExitError",
-                message: `RequestId: ${this.#requestId} Error: Runtime exited with error: exit status ${error}`,
+                // During init there is no request yet: no RequestId part.
+                message: `${this.#requestId ? `RequestId: ${this.#requestId} ` : ""}Error: Runtime exited with error: exit status ${error}`,
                 stack: "",
               }
             : serializeError(error);

@@ -13,7 +13,7 @@
  * replaced by a rename (sed -i, an editor's atomic save) is still heard of when next saved in place;
  * the recursive watch, which watches each file it found, lost such a file after the rename.
  */
-import { readdirSync, watch } from "node:fs";
+import { readdirSync, statSync, watch } from "node:fs";
 import type { FSWatcher } from "node:fs";
 import { join, resolve } from "node:path";
 import { context, formatMessages } from "esbuild";
@@ -102,22 +102,40 @@ async function onChange(): Promise<void> {
 }
 
 /** The watched folders: functions/, lib/ and every folder under them, each watched alone. */
-const watchers = new Map<string, FSWatcher>();
+const watchers = new Map<string, { readonly watcher: FSWatcher; readonly inode: number }>();
+
+/** A folder's inode: a folder removed and made again under its name is another one. */
+function inodeOf(folder: string): number | undefined {
+  try {
+    return statSync(folder).ino;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Watches the folders there are now (a new one from its first save on) and forgets gone ones. */
 function watchFolders(): void {
   const roots = ["functions", "lib"].map((folder) => resolve(projectRoot, folder));
   const folders = new Set(roots);
-  for (const root of roots)
-    for (const entry of readdirSync(root, { withFileTypes: true, recursive: true }))
+  for (const root of roots) {
+    let entries;
+    try {
+      entries = readdirSync(root, { withFileTypes: true, recursive: true });
+    } catch {
+      // A folder going away while it is read (a branch switch): the next change reads it again.
+      continue;
+    }
+    for (const entry of entries)
       if (entry.isDirectory()) folders.add(join(entry.parentPath, entry.name));
-  for (const [folder, watcher] of watchers)
-    if (!folders.has(folder)) {
+  }
+  for (const [folder, { watcher, inode }] of watchers)
+    if (!folders.has(folder) || inodeOf(folder) !== inode) {
       watcher.close();
       watchers.delete(folder);
     }
   for (const folder of folders) {
-    if (watchers.has(folder)) continue;
+    const inode = inodeOf(folder);
+    if (watchers.has(folder) || inode === undefined) continue;
     const watcher = watch(folder, () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
@@ -125,9 +143,13 @@ function watchFolders(): void {
         void onChange();
       }, settleMs);
     });
-    // A folder removed under its watch is forgotten at the next change.
-    watcher.on("error", () => undefined);
-    watchers.set(folder, watcher);
+    // A folder removed under its watch is forgotten (here, or by the inode check above), so one
+    // made again under the same name is watched afresh at the next change.
+    watcher.on("error", () => {
+      watcher.close();
+      if (watchers.get(folder)?.watcher === watcher) watchers.delete(folder);
+    });
+    watchers.set(folder, { watcher, inode });
   }
 }
 watchFolders();
@@ -136,6 +158,6 @@ process.stderr.write("[dev] watching functions/ and lib/; changes are served wit
 
 stopOnSignals(server, async () => {
   clearTimeout(timer);
-  for (const watcher of watchers.values()) watcher.close();
+  for (const { watcher } of watchers.values()) watcher.close();
   await Promise.all(builds.map(({ ctx }) => ctx.dispose()));
 });

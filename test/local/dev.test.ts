@@ -3,7 +3,7 @@
  * It runs in a copy of the project (functions, lib, local, scripts, infra, openapi.yaml;
  * node_modules linked), so editing a source file never touches the bundles other tests run.
  */
-import { cpSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { functionsOf, projectRoot } from "../../local/template.ts";
@@ -133,5 +133,25 @@ describe("npm run dev still notices saves to a file an editor replaced by a rena
     writeFileSync(handler, original.replace("the store orders API", "saved in place"));
     expect(await served("saved in place")).toBe(true);
     expect(await until(() => count(stderr(), rebuiltLine) > rebuilt)).toBe(true);
+  });
+});
+
+describe("npm run dev still notices saves in a folder removed and made again (a branch switch)", () => {
+  it("the folder moved away and copied back, then a save in it: served", async () => {
+    const copy = projectCopy();
+    const { baseUrl, apiKey, stderr } = await startDev(copy);
+    const folder = join(copy, "functions/routeFallback");
+    const handler = join(folder, "handler.ts");
+    const original = readFileSync(handler, "utf8");
+    const rebuilt = count(stderr(), rebuiltLine);
+    renameSync(folder, `${folder}.old`);
+    cpSync(`${folder}.old`, folder, { recursive: true });
+    rmSync(`${folder}.old`, { recursive: true });
+    // The change is heard (a rebuild of the same code) before the folder's new save.
+    expect(await until(() => count(stderr(), rebuiltLine) > rebuilt)).toBe(true);
+    writeFileSync(handler, original.replace("the store orders API", "in a new folder"));
+    expect(
+      await until(async () => (await ordersMessage(baseUrl, apiKey)).startsWith("in a new folder")),
+    ).toBe(true);
   });
 });

@@ -29,7 +29,9 @@ export function routedPath(rawPath: string): string | undefined {
 
 /**
  * Whether the route fallback can answer 405 for a path it was handed (decoded once): it never
- * decodes again, and one still holding a `%` that starts no escape (sent as `%25`) is 404.
+ * decodes again, and one still holding a `%` that starts no escape (sent as `%25`) is 404. This
+ * restates the contract's rule (docs/contract.md: `DELETE /v1/pets/%25` is 404), which exists
+ * for paths the gateway could not decode; it is the same rule lib/routes.ts implements.
  */
 export function fallbackReads(handedPath: string): boolean {
   return routedPath(handedPath) !== undefined;

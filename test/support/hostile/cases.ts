@@ -221,7 +221,9 @@ export function fallbackEvent(rig: HostileHandlers, input: FallbackCase): HttpEv
   event.requestContext.http.path = handed;
   event.requestContext.http.method = input.method;
   if (input.route === "GET /v1/pets/{petId}") {
-    event.pathParameters = { petId: handed.slice("/v1/pets/".length) };
+    // API Gateway decodes a parameter's value once more (lib/http/gatewayEvent.ts).
+    const petId = handed.slice("/v1/pets/".length);
+    event.pathParameters = { petId: routedPath(petId) ?? petId };
   }
   return input.body ? withBody(event, input.body) : event;
 }
