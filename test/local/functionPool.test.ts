@@ -252,41 +252,31 @@ describe("a handler that ends its runtime (process.exit) fails as Lambda reports
   });
 });
 
-describe("MemorySize bounds a container's heap", () => {
-  it("a handler allocating past it fails with Runtime.OutOfMemory; the next runs in a fresh container", async () => {
-    const { pool, lines } = poolOf({ memorySize: 64, logFormat: "JSON" });
-    const outcome = await pool.invoke({ allocateMb: 512 }, "oom-1");
-    expect(outcome).toMatchObject({
-      ok: false,
-      failure: "out-of-memory",
-      error: { name: "Runtime.OutOfMemory" },
-    });
-    const report = lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
-    expect(report).toMatchObject({
-      type: "platform.report",
-      record: { requestId: "oom-1", status: "error", errorType: "Runtime.OutOfMemory" },
-    });
-    const next = await pool.invoke({ allocateMb: 8 });
-    expect(seen(next).invocations).toBe(1);
-    expect(next.report).toMatchObject({ containerId: 2, status: "success" });
-    expect(next.report?.maxMemoryMb).toBeLessThanOrEqual(64);
-  });
-});
-
-describe("MemorySize bounds a container's memory outside the heap too (Buffers)", () => {
-  it("an invocation ending over it fails with Runtime.OutOfMemory; the next runs in a fresh container", async () => {
-    const { pool, lines } = poolOf({ memorySize: 64, logFormat: "Text" });
-    const outcome = await pool.invoke({ bufferMb: 96 }, "buffers-1");
-    expect(outcome).toMatchObject({
-      ok: false,
-      failure: "out-of-memory",
-      error: { name: "Runtime.OutOfMemory" },
-    });
-    expect(lines.at(-1)).toMatch(/\tStatus: error\tError Type: Runtime\.OutOfMemory$/);
-    const next = await pool.invoke({ bufferMb: 8 });
-    expect(seen(next).invocations).toBe(1);
-    expect(next.report).toMatchObject({ containerId: 2, status: "success" });
-  });
+describe("MemorySize bounds a container's memory: its heap, and what lies outside it (Buffers)", () => {
+  it.each([
+    ["its heap", { allocateMb: 512 }, { allocateMb: 8 }],
+    ["Buffers, checked as the invocation ends", { bufferMb: 96 }, { bufferMb: 8 }],
+  ])(
+    "%s past it fails with Runtime.OutOfMemory; the next runs in a fresh container",
+    async (_what, over, under) => {
+      const { pool, lines } = poolOf({ memorySize: 64, logFormat: "JSON" });
+      const outcome = await pool.invoke(over, "oom-1");
+      expect(outcome).toMatchObject({
+        ok: false,
+        failure: "out-of-memory",
+        error: { name: "Runtime.OutOfMemory" },
+      });
+      const report = lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
+      expect(report).toMatchObject({
+        type: "platform.report",
+        record: { requestId: "oom-1", status: "error", errorType: "Runtime.OutOfMemory" },
+      });
+      const next = await pool.invoke(under);
+      expect(seen(next).invocations).toBe(1);
+      expect(next.report).toMatchObject({ containerId: 2, status: "success" });
+      expect(next.report?.maxMemoryMb).toBeLessThanOrEqual(64);
+    },
+  );
 });
 
 describe("idle containers are reaped after the idle time, down to the ones kept warm", () => {
