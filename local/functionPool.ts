@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { parse, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
+import type { ContainerSetup, FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
 import { serializeError } from "./functionProtocol.ts";
 import { localRegion } from "./embeddedDynamo.ts";
 import type { Report } from "./lambdaLines.ts";
@@ -89,6 +89,10 @@ function definedEnv(
     // One stream per container, named as Lambda names them.
     AWS_LAMBDA_LOG_STREAM_NAME: `${day}/[$LATEST]${randomUUID().replaceAll("-", "")}`,
     AWS_LAMBDA_INITIALIZATION_TYPE: initializationType,
+    // LoggingConfig, as the runtime reads it to patch console (local/functionWorker.ts); Lambda
+    // filters by level only logs in JSON.
+    AWS_LAMBDA_LOG_FORMAT: spec.logFormat,
+    ...(spec.logFormat === "JSON" && { AWS_LAMBDA_LOG_LEVEL: spec.logLevel }),
     AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
     LAMBDA_TASK_ROOT: spec.codeDir,
     _HANDLER: `${parse(spec.handlerFile).name}.${spec.handlerExport}`,
@@ -104,6 +108,8 @@ class Container {
   readonly generation: number;
   readonly initializationType: InitializationType;
   readonly #worker: Worker;
+  /** How many invocations it has been sent, shared with its thread (its freeze, in the worker). */
+  readonly #sent = new Int32Array(new SharedArrayBuffer(4));
   #pending: ((settled: Settled) => void) | undefined;
   /** Ends the container once it has been idle for the pool's idle time. */
   reaper: NodeJS.Timeout | undefined;
@@ -137,7 +143,7 @@ class Container {
     const started = performance.now();
     this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
       env,
-      workerData: setup,
+      workerData: { ...setup, sent: this.#sent.buffer } satisfies ContainerSetup,
       // MemorySize bounds the heap with V8's own limit: past it the worker ends with
       // ERR_WORKER_OUT_OF_MEMORY (the process and the other containers carry on).
       resourceLimits: { maxOldGenerationSizeMb: setup.memorySize },
@@ -223,6 +229,9 @@ class Container {
         if (settled.memoryMb) this.maxMemoryMb = Math.max(this.maxMemoryMb, settled.memoryMb);
         done(this.#overMemory(settled) ?? settled);
       };
+      // Thaws the container (frozen since its last answer: local/functionWorker.ts), then sends.
+      Atomics.add(this.#sent, 0, 1);
+      Atomics.notify(this.#sent, 0);
       this.#worker.postMessage({ requestId, event });
     });
   }

@@ -6,6 +6,11 @@ export interface WorkerSetup {
   readonly memorySize: number;
 }
 
+/** One container's: its setup, and the count of invocations the pool has sent it (Int32). */
+export interface ContainerSetup extends WorkerSetup {
+  readonly sent: SharedArrayBuffer;
+}
+
 /** An error as Lambda reports it to a synchronous caller. */
 export interface FunctionError {
   readonly name: string;

@@ -1,21 +1,25 @@
 /**
  * One Lambda "container" (execution environment) for local/functionPool.ts: a worker thread that
  * imports one function bundle with its own environment (the Worker's `env`, so the host process's
- * `process.env` is never touched) and runs the invocations the pool sends it, one at a time.
+ * `process.env` is never touched) and runs the invocations the pool sends it, one at a time. What
+ * Lambda's Node.js runtime does inside the environment is done here too: console is patched as
+ * its runtime patches it, an error is logged as its runtime logs it, and the environment is frozen
+ * between invocations.
  *
  * The function's stdout and stderr travel over the same port as its results, so a request's log
  * line always reaches the host's stdout before the host answers the request.
  */
+import { format } from "node:util";
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Handler } from "aws-lambda";
 import { lambdaContext } from "./apiGateway.ts";
-import type { FromWorker, FunctionError, ToWorker, WorkerSetup } from "./functionProtocol.ts";
+import type { ContainerSetup, FromWorker, FunctionError, ToWorker } from "./functionProtocol.ts";
 import { serializeError } from "./functionProtocol.ts";
 
 const port = parentPort;
 if (!port) throw new Error("local/functionWorker.ts runs only as a worker thread");
-const setup = workerData as WorkerSetup;
+const setup = workerData as ContainerSetup;
 const post = (message: FromWorker): void => {
   port.postMessage(message);
 };
@@ -29,6 +33,108 @@ for (const stream of ["stdout", "stderr"] as const) {
   };
 }
 
+/**
+ * Lambda's Node.js runtime replaces console's methods before it loads the function
+ * (aws/aws-lambda-nodejs-runtime-interface-client, src/LogPatch.js), so what a function writes
+ * with console reaches CloudWatch wrapped in the function's LogFormat (AWS_LAMBDA_LOG_FORMAT): Text
+ * `<time>⇥<request id>⇥<LEVEL>⇥<message>`, JSON `{"timestamp","level","requestId","message"}`,
+ * newlines turned into `\r`, and the levels below AWS_LAMBDA_LOG_LEVEL dropped. What a function
+ * writes to process.stdout itself (lib/log.ts, lib/metrics.ts's EMF) stays a raw line of its own:
+ * an EMF document written with console.log would arrive wrapped, and CloudWatch would extract no
+ * metric from it; here it shows wrapped too.
+ */
+const levels = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"] as const;
+type Level = (typeof levels)[number];
+const jsonLogs = process.env.AWS_LAMBDA_LOG_FORMAT?.toUpperCase() === "JSON";
+/** The invocation running now (undefined during init), as the runtime's log lines name it. */
+let currentRequestId: string | undefined;
+
+/** An Error as the runtime's JSON lines give it; anything else as it is. */
+function errorFields(_key: string, value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const { name: errorType } = value.constructor;
+  const stackTrace = value.stack?.split("\n") ?? [];
+  // Its own enumerable fields too (a `code`, say), as the runtime adds them.
+  return Object.assign({ errorType, errorMessage: value.message, stackTrace }, value);
+}
+
+function logLine(level: Level, params: readonly unknown[]): string {
+  const timestamp = new Date().toISOString();
+  if (!jsonLogs) return `${timestamp}\t${String(currentRequestId)}\t${level}\t${format(...params)}`;
+  const line = { timestamp, level, requestId: currentRequestId };
+  if (params.length === 1) {
+    try {
+      return JSON.stringify({ ...line, message: params[0] }, errorFields);
+    } catch {
+      return JSON.stringify({ ...line, message: format(params[0]) });
+    }
+  }
+  const error = params.find((param) => param instanceof Error);
+  const errorDetail = error && (errorFields("", error) as Record<string, unknown>);
+  return JSON.stringify({
+    ...line,
+    message: format(...params),
+    ...(errorDetail && {
+      errorType: errorDetail.errorType,
+      errorMessage: errorDetail.errorMessage,
+      stackTrace: errorDetail.stackTrace,
+    }),
+  });
+}
+
+const lowest = Math.max(
+  0,
+  levels.indexOf(process.env.AWS_LAMBDA_LOG_LEVEL?.toUpperCase() as Level),
+);
+// console's methods and their levels; `log` is `info`, and FATAL is never dropped.
+const methods: readonly [string, Level][] = [
+  ["trace", "TRACE"],
+  ["debug", "DEBUG"],
+  ["info", "INFO"],
+  ["log", "INFO"],
+  ["warn", "WARN"],
+  ["error", "ERROR"],
+  ["fatal", "FATAL"],
+];
+for (const [method, level] of methods) {
+  const write = (...params: unknown[]): void => {
+    process.stdout.write(`${logLine(level, params).replaceAll("\n", "\r")}\n`);
+  };
+  const kept = level === "FATAL" || levels.indexOf(level) >= lowest;
+  (console as unknown as Record<string, unknown>)[method] = kept ? write : () => undefined;
+}
+
+/**
+ * An error as the runtime logs it (its `structuredConsole.logError`): Text, the label and the
+ * error's fields after a tab (`Invoke Error ⇥{"errorType":…}`); JSON, the error as the message.
+ */
+function logRuntimeError(label: string, error: unknown): void {
+  const thrown = error instanceof Error ? error : new Error(String(error));
+  if (jsonLogs) {
+    console.error(thrown);
+    return;
+  }
+  const fields = Object.assign({ errorType: thrown.name, errorMessage: thrown.message }, thrown, {
+    stack: thrown.stack?.split("\n"),
+  });
+  console.error(label, `\t${JSON.stringify(fields)}`);
+}
+
+/**
+ * Lambda freezes the environment once the function has answered, until the next invocation: a
+ * timer, a promise or a socket left running stops, and resumes only when the environment is used
+ * again ("Lambda execution environment lifecycle", docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html).
+ * A function that counts on work after its answer (an unawaited write, a flush on a timer) shows
+ * here as it would in Lambda. The pool counts the invocations it has sent in `sent`; the thread
+ * blocks while it has run them all (Atomics.wait: nothing in this thread runs, timers included),
+ * and the pool wakes it as it sends the next. Ending the container still works on a frozen one.
+ */
+const sent = new Int32Array(setup.sent);
+let received = 0;
+function freeze(): void {
+  Atomics.wait(sent, 0, received);
+}
+
 let handler: Handler | undefined;
 let initError: FunctionError | undefined;
 try {
@@ -40,13 +146,18 @@ try {
   post({ type: "ready" });
 } catch (error) {
   // The pool ends a container whose init failed; the next invocation starts a new one, as Lambda does.
+  logRuntimeError("Uncaught Exception", error);
   initError = serializeError(error);
   post({ type: "init-error", error: initError });
 }
 
 port.on("message", (message: ToWorker) => {
+  received += 1;
   void invoke(message);
 });
+// Lambda freezes an environment between its init and its first invocation too (a provisioned
+// one waits for traffic; an on-demand one is invoked at once, and thaws here at once).
+if (handler) freeze();
 
 /** This isolate's heap, for REPORT's Max Memory Used (the host's RSS is every container's). */
 function memoryMb(): number {
@@ -59,6 +170,7 @@ async function invoke({ requestId, event }: ToWorker): Promise<void> {
     post({ type: "error", error: initError ?? serializeError("no handler"), memoryMb: memoryMb() });
     return;
   }
+  currentRequestId = requestId;
   try {
     // The context from the container's environment (local/functionPool.ts), as Lambda's runtime
     // reads it: one owner of the function's name, memory and log names.
@@ -74,6 +186,8 @@ async function invoke({ requestId, event }: ToWorker): Promise<void> {
     const result: unknown = await handler(event, context, () => undefined);
     post({ type: "result", result, memoryMb: memoryMb() });
   } catch (error) {
+    logRuntimeError("Invoke Error", error);
     post({ type: "error", error: serializeError(error), memoryMb: memoryMb() });
   }
+  freeze();
 }

@@ -29,13 +29,13 @@ export function startLine(format: Format, requestId: string): string {
 
 /**
  * The lines around a container's init, those before its output and those after: INIT_START
- * (`platform.initStart`) on every init; after it, when the init failed, the runtime's uncaught
- * exception and INIT_REPORT with `Status: error` and the error type; when it succeeded, INIT_REPORT
+ * (`platform.initStart`) on every init; after it (and the container's output, which holds the
+ * runtime's uncaught exception when the init failed), INIT_REPORT with `Status: error` and the
+ * error type when it failed; when it succeeded, INIT_REPORT
  * only for provisioned concurrency (an on-demand init is its first REPORT's Init Duration). Text
  * formats as Lambda writes them: `INIT_START Runtime Version: …⇥Runtime Version ARN: …`
  * (docs.aws.amazon.com/lambda/latest/dg/runtime-management-identify.html) and, as published
- * captures of failed inits show, `<time>⇥undefined⇥ERROR⇥Uncaught Exception ⇥{"errorType":…}` then
- * `INIT_REPORT Init Duration: … ms⇥Phase: init⇥Status: error⇥Error Type: …`; JSON records as the
+ * captures of failed inits show, `INIT_REPORT Init Duration: … ms⇥Phase: init⇥Status: error⇥Error Type: …`; JSON records as the
  * Telemetry API's schema names them (docs.aws.amazon.com/lambda/latest/dg/telemetry-schema-reference.html).
  */
 export function initLines(
@@ -55,10 +55,7 @@ export function initLines(
     if (errorType) fields.push(`Error Type: ${errorType}`);
     return [
       [`INIT_START Runtime Version: ${runtimeVersion}\tRuntime Version ARN: ${runtimeVersionArn}`],
-      [
-        ...(error ? [uncaught(error)] : []),
-        ...(report ? [`INIT_REPORT ${fields.join("\t")}`] : []),
-      ],
+      report ? [`INIT_REPORT ${fields.join("\t")}`] : [],
     ];
   }
   const start = record("platform.initStart", {
@@ -78,16 +75,6 @@ export function initLines(
     metrics,
   });
   return [[start], report ? [initReport] : []];
-}
-
-/** The Node.js runtime's line for an error thrown while the bundle loads (Text format). */
-function uncaught(error: FunctionError): string {
-  const thrown = {
-    errorType: error.name,
-    errorMessage: error.message,
-    stack: error.stack.split("\n"),
-  };
-  return `${new Date().toISOString()}\tundefined\tERROR\tUncaught Exception \t${JSON.stringify(thrown)}`;
 }
 
 /** END and REPORT (after Lambda's timeout line, in Text). */

@@ -163,8 +163,13 @@ export interface FunctionSpec {
   readonly memorySize: number;
   /** ReservedConcurrentExecutions, when the template sets it: the most containers at once. */
   readonly reservedConcurrency: number | undefined;
-  /** LoggingConfig.LogFormat: the form of Lambda's START/END/REPORT lines. */
+  /** LoggingConfig.LogFormat: the form of Lambda's START/END/REPORT lines and of console's. */
   readonly logFormat: "Text" | "JSON";
+  /**
+   * LoggingConfig.ApplicationLogLevel (Lambda's default INFO): console's levels below it are
+   * dropped, in JSON only (docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html).
+   */
+  readonly logLevel: string;
   /** Route keys as API Gateway names them: "GET /v1/categories", or "$default". */
   readonly routeKeys: readonly string[];
 }
@@ -181,6 +186,10 @@ export function functionsOf(template: Template = loadTemplate()): FunctionSpec[]
         string,
         { Type: string; Properties?: { Path?: string; Method?: string } }
       >;
+      const logging = (props.LoggingConfig ?? {}) as {
+        LogFormat?: string;
+        ApplicationLogLevel?: string;
+      };
       const routeKeys = Object.values(events)
         .filter((event) => event.Type === "HttpApi")
         .map(({ Properties: p }) =>
@@ -201,10 +210,8 @@ export function functionsOf(template: Template = loadTemplate()): FunctionSpec[]
           props.ReservedConcurrentExecutions === undefined
             ? undefined
             : Number(props.ReservedConcurrentExecutions),
-        logFormat:
-          (props.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === "JSON"
-            ? ("JSON" as const)
-            : ("Text" as const),
+        logFormat: logging.LogFormat === "JSON" ? ("JSON" as const) : ("Text" as const),
+        logLevel: logging.ApplicationLogLevel ?? "INFO",
         routeKeys,
       };
     });

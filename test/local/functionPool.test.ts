@@ -51,6 +51,8 @@ function poolOf(
 interface Seen {
   readonly running: number;
   readonly invocations: number;
+  /** When the timer an earlier invocation left running ran (0: not yet). */
+  readonly laterRanAt: number;
   /** What Lambda defines in the container's environment, and the context it was handed. */
   readonly env: Record<string, string | undefined>;
   readonly context: Record<string, string>;
@@ -397,13 +399,134 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
     );
     expect(await pool.warm()).toMatchObject({ message: "no table" });
     const records = lines.map((line) => JSON.parse(line) as { type: string; record: unknown });
-    expect(records.map((line) => line.type)).toEqual(["platform.initStart", "platform.initReport"]);
-    expect(records[1]?.record).toMatchObject({
+    expect(records.map((line) => line.type)).toEqual([
+      "platform.initStart",
+      undefined,
+      "platform.initReport",
+    ]);
+    // The runtime's uncaught exception, a console line of the JSON format: no request yet.
+    expect(records[1]).toEqual({
+      timestamp: expect.any(String) as string,
+      level: "ERROR",
+      message: {
+        errorType: "Error",
+        errorMessage: "no table",
+        stackTrace: expect.arrayContaining(["Error: no table"]) as string[],
+      },
+    });
+    expect(records[2]?.record).toMatchObject({
       initializationType: "on-demand",
       phase: "init",
       status: "error",
       errorType: "Error",
       metrics: { durationMs: expect.any(Number) as number },
     });
+  });
+});
+
+describe("console as Lambda's Node.js runtime writes it, in the function's LogFormat", () => {
+  /** The lines between an invocation's START and its end, the function's own. */
+  function between(lines: readonly string[], start: RegExp, end: RegExp): string[] {
+    const from = lines.findIndex((line) => start.test(line));
+    const to = lines.findIndex((line, index) => index > from && end.test(line));
+    return lines.slice(from + 1, to);
+  }
+
+  it("JSON: each call one record with its level and request id, DEBUG dropped (INFO), stdout raw", async () => {
+    const { pool, lines } = poolOf({ logFormat: "JSON", logLevel: "INFO" });
+    await pool.invoke({ log: true }, "log-json");
+    const own = between(lines, /"platform.start"/, /"platform.runtimeDone"/);
+    const record = {
+      timestamp: expect.stringMatching(/^\d{4}-.+Z$/) as string,
+      requestId: "log-json",
+    };
+    expect(own.map((line) => JSON.parse(line) as unknown)).toEqual([
+      { ...record, level: "INFO", message: "listed 3" },
+      { ...record, level: "WARN", message: "two\nlines { id: 7 }" },
+      {
+        ...record,
+        level: "ERROR",
+        message: {
+          errorType: "RangeError",
+          errorMessage: "bad id",
+          stackTrace: expect.arrayContaining(["RangeError: bad id"]) as string[],
+        },
+      },
+      { own: "line" },
+    ]);
+    // One line each: the runtime turns a message's newlines into carriage returns.
+    expect(own[1]).toContain(String.raw`two\nlines`);
+  });
+
+  it("JSON: ApplicationLogLevel DEBUG keeps console.debug; WARN drops INFO too", async () => {
+    const debug = poolOf({ logFormat: "JSON", logLevel: "DEBUG" });
+    await debug.pool.invoke({ log: true }, "debug");
+    expect(debug.lines.join("\n")).toContain(
+      '"level":"DEBUG","requestId":"debug","message":"a detail"',
+    );
+    const warn = poolOf({ logFormat: "JSON", logLevel: "WARN" });
+    await warn.pool.invoke({ log: true }, "warn");
+    const levels = between(warn.lines, /"platform.start"/, /"platform.runtimeDone"/).map(
+      (line) => (JSON.parse(line) as { level?: string }).level,
+    );
+    expect(levels).toEqual(["WARN", "ERROR", undefined]);
+  });
+
+  it("Text: <time>, request id, level and message, tab-separated, every level kept", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text", logLevel: "WARN" });
+    await pool.invoke({ log: true }, "log-text");
+    const own = between(lines, /^START /, /^END /);
+    const time = String.raw`\d{4}-\d\d-\d\dT[\d:.]+Z`;
+    expect(own).toEqual([
+      expect.stringMatching(new RegExp(`^${time}\tlog-text\tINFO\tlisted 3$`)),
+      expect.stringMatching(new RegExp(`^${time}\tlog-text\tDEBUG\ta detail$`)),
+      expect.stringMatching(new RegExp(`^${time}\tlog-text\tWARN\ttwo\rlines { id: 7 }$`)),
+      expect.stringMatching(new RegExp(`^${time}\tlog-text\tERROR\tRangeError: bad id\r    at `)),
+      '{"own":"line"}',
+    ]);
+  });
+
+  it("a handler's error as the runtime logs it: Invoke Error (Text), an ERROR record (JSON)", async () => {
+    const text = poolOf({ logFormat: "Text" });
+    expect(await text.pool.invoke({ throwMessage: "no such table" }, "thrown")).toMatchObject({
+      ok: false,
+      error: { name: "Error", message: "no such table" },
+    });
+    expect(between(text.lines, /^START /, /^END /)).toEqual([
+      expect.stringMatching(
+        /^\S+\tthrown\tERROR\tInvoke Error \t\{"errorType":"Error","errorMessage":"no such table","stack":\["Error: no such table",/,
+      ),
+    ]);
+    const json = poolOf({ logFormat: "JSON" });
+    await json.pool.invoke({ throwMessage: "no such table" }, "thrown-json");
+    const [line = "{}"] = between(json.lines, /"platform.start"/, /"platform.runtimeDone"/);
+    expect(JSON.parse(line)).toMatchObject({
+      level: "ERROR",
+      requestId: "thrown-json",
+      message: { errorType: "Error", errorMessage: "no such table" },
+    });
+  });
+});
+
+describe("a container is frozen between invocations, as Lambda freezes an environment", () => {
+  it("a timer left running past the answer runs only once the next invocation thaws it", async () => {
+    const { pool } = poolOf();
+    await pool.invoke({ later: true });
+    // Five times the timer's 50 ms: a container left running would have run it long before.
+    await new Promise((done) => setTimeout(done, 250));
+    const thawed = Date.now();
+    const next = seen(await pool.invoke({}));
+    expect(next.invocations).toBe(2);
+    expect(next.laterRanAt === 0 || next.laterRanAt >= thawed).toBe(true);
+    const after = seen(await pool.invoke({}));
+    expect(after.laterRanAt).toBeGreaterThanOrEqual(thawed);
+  });
+
+  it("a frozen container still ends when the pool closes (a hang fails the test's time limit)", async () => {
+    const { pool } = poolOf({}, { warm: 2 });
+    await pool.warm();
+    expect(pool.size).toBe(2);
+    await pool.close();
+    expect(pool.size).toBe(0);
   });
 });

@@ -12,6 +12,12 @@ interface Ask {
   readonly bufferMb?: number;
   /** Ends the runtime with this exit code (process.exit), as a careless handler may. */
   readonly exitCode?: number;
+  /** Writes with console at every level, and a line of its own to stdout. */
+  readonly log?: boolean;
+  /** Throws an Error with this message. */
+  readonly throwMessage?: string;
+  /** Leaves a 50 ms timer running past its answer (work Lambda freezes until the next invocation). */
+  readonly later?: boolean;
   /** Through the gateway: `?holdMs=…`. */
   readonly queryStringParameters?: { readonly holdMs?: string };
 }
@@ -26,6 +32,8 @@ if (process.env.POOL_FUNCTION_INIT_ERROR) throw new Error(process.env.POOL_FUNCT
 let running = 0;
 let invocations = 0;
 const kept: unknown[] = [];
+/** When the timer an invocation left running (`later`) ran (epoch ms; 0: not yet). */
+let laterRanAt = 0;
 
 /** What Lambda defines in a container's environment (local/functionPool.ts sets them). */
 const defined = [
@@ -54,12 +62,27 @@ interface Context {
 export async function handler(
   ask: Ask,
   context: Context,
-): Promise<{ running: number; invocations: number; env: object; context: object }> {
+): Promise<{
+  running: number;
+  invocations: number;
+  laterRanAt: number;
+  env: object;
+  context: object;
+}> {
   running += 1;
   invocations += 1;
   // Seen at the start, before any await: more than 1 means two invocations share this container.
   const seen = running;
   if (ask.exitCode !== undefined) process.exit(ask.exitCode);
+  if (ask.throwMessage !== undefined) throw new Error(ask.throwMessage);
+  if (ask.later) setTimeout(() => (laterRanAt = Date.now()), 50);
+  if (ask.log) {
+    console.log("listed %d", 3);
+    console.debug("a detail");
+    console.warn("two\nlines", { id: 7 });
+    console.error(new RangeError("bad id"));
+    process.stdout.write('{"own":"line"}\n');
+  }
   try {
     for (let mb = 0; mb < (ask.allocateMb ?? 0); mb++)
       kept.push(new Array<number>(131_072).fill(mb + 0.5));
@@ -70,6 +93,7 @@ export async function handler(
     return {
       running: Math.max(seen, running),
       invocations,
+      laterRanAt,
       env: Object.fromEntries(defined.map((name) => [name, process.env[name]])),
       context: { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName },
     };
