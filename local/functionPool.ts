@@ -18,7 +18,7 @@ import type { ContainerSetup, FromWorker, FunctionError, WorkerSetup } from "./f
 import { serializeError } from "./functionProtocol.ts";
 import { localRegion } from "./embeddedDynamo.ts";
 import type { Report } from "./lambdaLines.ts";
-import { endLines, initLines, startLine } from "./lambdaLines.ts";
+import { endLines, initLines, platformErrorType, startLine } from "./lambdaLines.ts";
 import type { FunctionSpec } from "./template.ts";
 
 /** A function's concurrency when the template reserves none (Lambda's is the account's 1,000). */
@@ -335,21 +335,30 @@ export class FunctionPool {
         error: { name: "TooManyRequestsException", message, stack: "" },
       };
     }
-    const container = await claimed;
-    const initError = await container.initialised;
+    let container = await claimed;
+    let initError = await container.initialised;
     const lines = this.#options.lambdaLines === true;
     // An on-demand container's init belongs to its first invocation, even one the pool started
     // before any traffic (`warm` with no containers kept): Lambda inits an on-demand environment
     // when its first invocation arrives, so its init output comes just before that START, and
     // its REPORT carries the Init Duration.
     if (container.initPending) container.reportInit(this.#initLines(container, initError));
+    const started = performance.now();
     if (initError) {
-      this.#release(container);
-      return { ok: false, failure: "error", error: initError };
+      // Lambda runs a failed init again within the invocation, in the same environment (a
+      // "suppressed init", Phase: invoke): its time counts in the invocation's Duration, and
+      // REPORT has no Init Duration. Here the same container number, a fresh thread.
+      const failed = container;
+      container = this.#start(failed.initializationType, failed.id);
+      this.#forget(failed);
+      initError = await container.initialised;
+      container.reportInit(this.#initLines(container, initError, "invoke"));
+      container.initMs = undefined;
     }
     if (lines) this.#output.stdout(`${startLine(this.spec.logFormat, requestId)}\n`);
-    const started = performance.now();
-    const settled = await container.run(requestId, event, this.spec.timeoutSeconds * 1000);
+    const settled: Settled = initError
+      ? { ok: false, failure: "error", error: initError }
+      : await container.run(requestId, event, this.spec.timeoutSeconds * 1000);
     const report: Report = {
       requestId,
       containerId: container.id,
@@ -357,7 +366,12 @@ export class FunctionPool {
       initMs: container.initMs,
       maxMemoryMb: container.maxMemoryMb,
       status: settled.ok ? "success" : settled.failure === "timeout" ? "timeout" : "error",
-      errorType: settled.ok ? undefined : settled.error.name,
+      // A failed init is reported with the scrubbed type its INIT_REPORT gave it.
+      errorType: settled.ok
+        ? undefined
+        : initError
+          ? platformErrorType(settled.error.name)
+          : settled.error.name,
     };
     container.initMs = undefined;
     if (lines)
@@ -396,9 +410,14 @@ export class FunctionPool {
   }
 
   /** Lambda's lines around a container's init (local/lambdaLines.ts), when they are printed. */
-  #initLines(container: Container, error: FunctionError | undefined): [string[], string[]] {
+  #initLines(
+    container: Container,
+    error: FunctionError | undefined,
+    phase: "init" | "invoke" = "init",
+  ): [string[], string[]] {
     if (this.#options.lambdaLines !== true) return [[], []];
-    return initLines(this.spec, container.initializationType, container.initMs ?? 0, error);
+    const { initializationType, initMs } = container;
+    return initLines(this.spec, initializationType, initMs ?? 0, error, phase);
   }
 
   /** Serves the bundle as it now is on disk: new containers; busy ones end when they answer. */
@@ -425,9 +444,9 @@ export class FunctionPool {
     return new Promise((handed) => this.#waiting.push(handed));
   }
 
-  #start(type: InitializationType = "on-demand"): Container {
+  #start(type: InitializationType = "on-demand", id = ++this.#started): Container {
     const container: Container = new Container(
-      ++this.#started,
+      id,
       this.#generation,
       type,
       this.#setup,

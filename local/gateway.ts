@@ -100,7 +100,8 @@ function routing(
     // HTTP API AWS documents the body, {"message":"Internal Server Error"}, the cause only in
     // $context.integrationErrorMessage (docs.aws.amazon.com/apigateway/latest/developerguide/
     // http-api-troubleshooting-lambda.html), and users report a 500 for a failing function
-    // (awslabs/aws-lambda-cpp#117): not verified against a deployed stage (docs/local.md).
+    // (awslabs/aws-lambda-cpp#117) and for a Node.js one timing out (denoland/deno_registry2#87):
+    // not verified against a deployed stage (docs/local.md).
     if (outcome.failure !== "throttled")
       process.stderr.write(
         `${host.spec.name} invocation failed: ${outcome.error.name}: ${outcome.error.message}\n`,

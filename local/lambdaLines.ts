@@ -28,39 +28,58 @@ export function startLine(format: Format, requestId: string): string {
 }
 
 /**
- * The lines around a container's init, those before its output and those after: INIT_START
- * (`platform.initStart`) on every init; after it (and the container's output, which holds the
- * runtime's uncaught exception when the init failed), INIT_REPORT with `Status: error` and the
- * error type when it failed; when it succeeded, INIT_REPORT
- * only for provisioned concurrency (an on-demand init is its first REPORT's Init Duration). Text
- * formats as Lambda writes them: `INIT_START Runtime Version: …⇥Runtime Version ARN: …`
- * (docs.aws.amazon.com/lambda/latest/dg/runtime-management-identify.html) and, as published
- * captures of failed inits show, `INIT_REPORT Init Duration: … ms⇥Phase: init⇥Status: error⇥Error Type: …`; JSON records as the
- * Telemetry API's schema names them (docs.aws.amazon.com/lambda/latest/dg/telemetry-schema-reference.html).
+ * The error type Lambda's own lines give a runtime failure: the runtime's when it names one
+ * (`Runtime.…`, `Function.…`), else `Runtime.Unknown` (or `Function.Unknown`), as the runtime
+ * interface emulator's fatalerror.GetValidRuntimeOrFunctionErrorType scrubs it. A bundle that
+ * throws `Error` while it loads is reported `Runtime.Unknown`, as published captures show.
+ */
+export function platformErrorType(name: string): string {
+  if (/^(Runtime|Function)\.[A-Z][a-zA-Z]+/.test(name)) return name;
+  return name.startsWith("Function.") ? "Function.Unknown" : "Runtime.Unknown";
+}
+
+/**
+ * The lines around a container's init, those before its output and those after, as the runtime
+ * interface emulator writes them (localstack/lambda-runtime-init, cmd/localstack/events.go, which
+ * its tests hold to AWS): INIT_START (`platform.initStart`) when the init phase starts; after it
+ * (and the container's output, which holds the runtime's uncaught exception when it failed),
+ * INIT_REPORT with `Status: error` and the scrubbed error type when it failed, a bare INIT_REPORT
+ * when a provisioned-concurrency init succeeded, nothing when an on-demand one did (its first
+ * REPORT carries the Init Duration). A failed on-demand init is run again within the invocation
+ * (`phase` "invoke", a "suppressed init"): no INIT_START, and its INIT_REPORT says `Phase: invoke`.
+ * Text: `INIT_START Runtime Version: …⇥Runtime Version ARN: …`
+ * (docs.aws.amazon.com/lambda/latest/dg/runtime-management-identify.html),
+ * `INIT_REPORT Init Duration: … ms⇥Phase: init⇥Status: error⇥Error Type: Runtime.Unknown`; JSON
+ * records as the Telemetry API's schema names them (docs.aws.amazon.com/lambda/latest/dg/telemetry-schema-reference.html).
  */
 export function initLines(
   spec: FunctionSpec,
   initializationType: "on-demand" | "provisioned-concurrency",
   initMs: number,
   error: FunctionError | undefined,
+  phase: "init" | "invoke" = "init",
 ): [string[], string[]] {
   // Locally there is no managed runtime version: the template's runtime, marked local.
   const runtimeVersion = `${spec.runtime.replace(/^nodejs(\d+)\.x$/, "nodejs:$1")}.local`;
   const runtimeVersionArn = "arn:aws:lambda:local::runtime:local";
   const status = error ? "error" : "success";
-  const errorType = error?.name;
+  const errorType = error && platformErrorType(error.name);
   const report = error !== undefined || initializationType === "provisioned-concurrency";
   if (spec.logFormat === "Text") {
-    const fields = [`Init Duration: ${initMs.toFixed(2)} ms`, "Phase: init", `Status: ${status}`];
-    if (errorType) fields.push(`Error Type: ${errorType}`);
+    const duration = `INIT_REPORT Init Duration: ${initMs.toFixed(2)} ms`;
+    const failed = `${duration}\tPhase: ${phase}\tStatus: ${status}\tError Type: ${String(errorType)}`;
     return [
-      [`INIT_START Runtime Version: ${runtimeVersion}\tRuntime Version ARN: ${runtimeVersionArn}`],
-      report ? [`INIT_REPORT ${fields.join("\t")}`] : [],
+      phase === "init"
+        ? [
+            `INIT_START Runtime Version: ${runtimeVersion}\tRuntime Version ARN: ${runtimeVersionArn}`,
+          ]
+        : [],
+      report ? [error ? failed : duration] : [],
     ];
   }
   const start = record("platform.initStart", {
     initializationType,
-    phase: "init",
+    phase,
     runtimeVersion,
     runtimeVersionArn,
     functionName: spec.name,
@@ -69,12 +88,12 @@ export function initLines(
   const metrics = { durationMs: round(initMs) };
   const initReport = record("platform.initReport", {
     initializationType,
-    phase: "init",
+    phase,
     status,
     ...(errorType && { errorType }),
     metrics,
   });
-  return [[start], report ? [initReport] : []];
+  return [phase === "init" ? [start] : [], report ? [initReport] : []];
 }
 
 /** END and REPORT (after Lambda's timeout line, in Text). */
@@ -101,8 +120,7 @@ export function endLines(format: Format, spec: FunctionSpec, report: Report): st
     `Memory Size: ${spec.memorySize} MB`,
     `Max Memory Used: ${maxMemoryMb} MB`,
     ...(initMs === undefined ? [] : [`Init Duration: ${initMs.toFixed(2)} ms`]),
-    ...(status === "success" ? [] : [`Status: ${status}`]),
-    ...(errorType ? [`Error Type: ${errorType}`] : []),
+    ...statusFields(status, errorType),
   ];
   const timedOut = `${new Date().toISOString()} ${requestId} Task timed out after ${spec.timeoutSeconds.toFixed(2)} seconds`;
   return [
@@ -110,6 +128,17 @@ export function endLines(format: Format, spec: FunctionSpec, report: Report): st
     `END RequestId: ${requestId}`,
     fields.join("\t"),
   ];
+}
+
+/**
+ * REPORT's status in Text, as captured from Lambda: a timeout `Status: timeout` alone; a runtime
+ * failure (`Runtime.…`: an exit, out of memory, a failed init) `Status: error⇥Error Type: …`; a
+ * handler's own error nothing (the runtime logged it, `Invoke Error`, and answered it).
+ */
+function statusFields(status: Report["status"], errorType: string | undefined): string[] {
+  if (status === "timeout") return ["Status: timeout"];
+  if (status === "success" || !errorType?.startsWith("Runtime.")) return [];
+  return ["Status: error", `Error Type: ${errorType}`];
 }
 
 /** `time` and `type` first: local/serverProcess.ts tells these lines from the functions' by them. */

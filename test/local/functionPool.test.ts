@@ -5,7 +5,9 @@
  * containers are reaped; Lambda's START/END/REPORT lines in the function's LogFormat. The function
  * is a test-only one (test/local/poolFunction) that holds, allocates and reports its module state.
  */
-import { resolve } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FunctionPool } from "../../local/functionPool.ts";
 import type { Outcome, PoolOptions } from "../../local/functionPool.ts";
@@ -183,11 +185,10 @@ describe("containers started ahead of traffic: on-demand unless kept warm (provi
     expect(await pool.warm()).toBeUndefined();
     expect(lines).toEqual([
       expect.stringMatching(/^INIT_START /),
-      expect.stringMatching(
-        /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: init\tStatus: success$/,
-      ),
+      // A provisioned init that succeeded: the duration alone, as Lambda writes it.
+      expect.stringMatching(/^INIT_REPORT Init Duration: \d+\.\d\d ms$/),
       expect.stringMatching(/^INIT_START /),
-      expect.stringMatching(/^INIT_REPORT /),
+      expect.stringMatching(/^INIT_REPORT Init Duration: \d+\.\d\d ms$/),
     ]);
     const outcomes = await Promise.all([pool.invoke({ holdMs: 50 }), pool.invoke({ holdMs: 50 })]);
     expect(outcomes.map((outcome) => outcome.report?.containerId).sort()).toEqual([1, 2]);
@@ -213,7 +214,7 @@ describe("Timeout ends the invocation and its container", () => {
     );
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /^REPORT RequestId: timeout-1\tDuration: \d+\.\d\d ms\t.*\tStatus: timeout\tError Type: Sandbox\.Timedout$/,
+        /^REPORT RequestId: timeout-1\tDuration: \d+\.\d\d ms\t.*\tMax Memory Used: \d+ MB\tInit Duration: [\d.]+ ms\tStatus: timeout$/,
       ),
     );
     expect(await until(() => pool.size === 0, 20_000), "ended").toBe(true);
@@ -372,23 +373,59 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
     ]);
   });
 
-  it("Text: a failed init prints the runtime's uncaught exception, then INIT_REPORT with Status: error", async () => {
+  it("Text: a failed init, its uncaught exception and INIT_REPORT; run again in the invocation, which fails", async () => {
     const { pool, lines } = poolOf(
       { logFormat: "Text" },
       {},
       { POOL_FUNCTION_INIT_ERROR: "no table" },
     );
     const outcome = await pool.invoke({}, "broken");
-    expect(outcome).toMatchObject({ ok: false, error: { name: "Error", message: "no table" } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { name: "Error", message: "no table" },
+      report: { status: "error", errorType: "Runtime.Unknown", initMs: undefined },
+    });
+    const uncaught = expect.stringMatching(
+      /^\S+\tundefined\tERROR\tUncaught Exception \t\{"errorType":"Error","errorMessage":"no table","stack":\["Error: no table",/,
+    ) as string;
+    const initReport = (phase: string) =>
+      expect.stringMatching(
+        new RegExp(
+          `^INIT_REPORT Init Duration: \\d+\\.\\d\\d ms\tPhase: ${phase}\tStatus: error\tError Type: Runtime\\.Unknown$`,
+        ),
+      ) as string;
     expect(lines).toEqual([
       expect.stringMatching(/^INIT_START /),
+      uncaught,
+      initReport("init"),
+      // The suppressed init: no INIT_START, the same exception, Phase: invoke.
+      uncaught,
+      initReport("invoke"),
+      "START RequestId: broken Version: $LATEST",
+      "END RequestId: broken",
       expect.stringMatching(
-        /^\S+\tundefined\tERROR\tUncaught Exception \t\{"errorType":"Error","errorMessage":"no table","stack":\["Error: no table",/,
-      ),
-      expect.stringMatching(
-        /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: init\tStatus: error\tError Type: Error$/,
+        /^REPORT RequestId: broken\tDuration: \d+\.\d\d ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tStatus: error\tError Type: Runtime\.Unknown$/,
       ),
     ]);
+  });
+
+  it("an init that fails once succeeds when run again within the invocation: no Init Duration", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "Text" },
+      {},
+      {
+        POOL_FUNCTION_INIT_ERROR: "store not ready",
+        POOL_FUNCTION_INIT_ERROR_ONCE: join(mkdtempSync(join(tmpdir(), "pool-init-")), "failed"),
+      },
+    );
+    const outcome = await pool.invoke({}, "recovered");
+    expect(seen(outcome).invocations).toBe(1);
+    expect(outcome.report).toMatchObject({ containerId: 1, status: "success", initMs: undefined });
+    expect(lines.filter((line) => line.startsWith("INIT_"))).toEqual([
+      expect.stringMatching(/^INIT_START /),
+      expect.stringMatching(/\tPhase: init\tStatus: error\tError Type: Runtime\.Unknown$/),
+    ]);
+    expect(lines.at(-1)).toMatch(/^REPORT RequestId: recovered\t.*\tMax Memory Used: \d+ MB$/);
   });
 
   it("JSON: platform.initStart, then platform.initReport with the status and error type", async () => {
@@ -418,7 +455,7 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
       initializationType: "on-demand",
       phase: "init",
       status: "error",
-      errorType: "Error",
+      errorType: "Runtime.Unknown",
       metrics: { durationMs: expect.any(Number) as number },
     });
   });
@@ -497,6 +534,10 @@ describe("console as Lambda's Node.js runtime writes it, in the function's LogFo
         /^\S+\tthrown\tERROR\tInvoke Error \t\{"errorType":"Error","errorMessage":"no such table","stack":\["Error: no such table",/,
       ),
     ]);
+    // Its REPORT has no Status: the runtime answered the error (Status is for runtime failures).
+    expect(text.lines.at(-1)).toMatch(
+      /^REPORT RequestId: thrown\t.*\tMax Memory Used: \d+ MB(\tInit Duration: [\d.]+ ms)?$/,
+    );
     const json = poolOf({ logFormat: "JSON" });
     await json.pool.invoke({ throwMessage: "no such table" }, "thrown-json");
     const [line = "{}"] = between(json.lines, /"platform.start"/, /"platform.runtimeDone"/);

@@ -3,6 +3,8 @@
  * containers as a bundle would be: it holds, sleeps or allocates on request, and says what it saw
  * of its container's module state. Never product code.
  */
+import { existsSync, writeFileSync } from "node:fs";
+
 interface Ask {
   /** Milliseconds to hold the invocation open. */
   readonly holdMs?: number;
@@ -26,7 +28,12 @@ interface Ask {
 // output, or an error (the bundle fails to load).
 if (process.env.POOL_FUNCTION_INIT_LOG)
   process.stdout.write(`${process.env.POOL_FUNCTION_INIT_LOG}\n`);
-if (process.env.POOL_FUNCTION_INIT_ERROR) throw new Error(process.env.POOL_FUNCTION_INIT_ERROR);
+// With POOL_FUNCTION_INIT_ERROR_ONCE (a file path), only the first init fails: it leaves the file.
+const once = process.env.POOL_FUNCTION_INIT_ERROR_ONCE;
+if (process.env.POOL_FUNCTION_INIT_ERROR && !(once && existsSync(once))) {
+  if (once) writeFileSync(once, "failed once\n");
+  throw new Error(process.env.POOL_FUNCTION_INIT_ERROR);
+}
 
 /** Module state: one copy per container, as in Lambda. */
 let running = 0;
