@@ -141,6 +141,8 @@ class Container {
     this.initializationType = initializationType;
     this.#memorySize = setup.memorySize;
     const started = performance.now();
+    /** Whether its init has ended (an end after it is no init's). */
+    let loaded = false;
     this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
       env,
       workerData: { ...setup, sent: this.#sent.buffer } satisfies ContainerSetup,
@@ -152,10 +154,12 @@ class Container {
       this.#worker.on("message", (message: FromWorker) => {
         switch (message.type) {
           case "ready":
+            loaded = true;
             this.initMs = performance.now() - started;
             ready(undefined);
             break;
           case "init-error":
+            loaded = true;
             this.initMs = performance.now() - started;
             ready(message.error);
             void this.stop();
@@ -166,6 +170,7 @@ class Container {
             else output[message.type](message.text);
             break;
           default:
+            if (message.type === "error" && message.exits) this.dead = true;
             this.#settle(
               message.type === "result"
                 ? { ok: true, ...message }
@@ -177,7 +182,7 @@ class Container {
       const end = (error: unknown): void => {
         this.dead = true;
         // Ended during its init (an exit or a crash while loading): the init lasted until now.
-        this.initMs ??= performance.now() - started;
+        if (!loaded) this.initMs = performance.now() - started;
         const outOfMemory = (error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY";
         const failure = outOfMemory
           ? {
@@ -296,6 +301,7 @@ export class FunctionPool {
   readonly #waiting: ((container: Container) => void)[] = [];
   #started = 0;
   #generation = 0;
+  #closed = false;
 
   constructor(
     spec: FunctionSpec,
@@ -320,7 +326,7 @@ export class FunctionPool {
     return this.#containers.size;
   }
 
-  /** How many containers have been started so far: every one a cold start. */
+  /** How many containers have been started so far, each a cold start (an init run again not counted). */
   get coldStarts(): number {
     return this.#started;
   }
@@ -344,11 +350,17 @@ export class FunctionPool {
     // its REPORT carries the Init Duration.
     if (container.initPending) container.reportInit(this.#initLines(container, initError));
     const started = performance.now();
-    if (initError) {
-      // Lambda runs a failed init again within the invocation, in the same environment (a
-      // "suppressed init", Phase: invoke): its time counts in the invocation's Duration, and
-      // REPORT has no Init Duration. Here the same container number, a fresh thread.
-      const failed = container;
+    // Lambda runs a failed init again within the invocation, in the same environment (a
+    // "suppressed init", Phase: invoke): its time counts in the invocation's Duration, and
+    // REPORT has no Init Duration. Here the same container number, a fresh thread; not once the
+    // pool is closed, nor past its concurrency (a container that exited during its init may
+    // have handed its place to a waiting invocation already).
+    const failed = container;
+    const retry =
+      initError !== undefined &&
+      !this.#closed &&
+      (this.#containers.has(failed) || this.size < this.concurrency);
+    if (retry) {
       container = this.#start(failed.initializationType, failed.id);
       this.#forget(failed);
       initError = await container.initialised;
@@ -429,6 +441,7 @@ export class FunctionPool {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#generation++;
     await Promise.all([...this.#containers].map((container) => container.stop()));
     this.#containers.clear();

@@ -29,7 +29,13 @@ export type FromWorker =
   | { readonly type: "init-error"; readonly error: FunctionError }
   | { readonly type: "stdout" | "stderr"; readonly text: string }
   | { readonly type: "result"; readonly result: unknown; readonly memoryMb: number }
-  | { readonly type: "error"; readonly error: FunctionError; readonly memoryMb: number };
+  | {
+      readonly type: "error";
+      readonly error: FunctionError;
+      readonly memoryMb: number;
+      /** The runtime exits after it (an unhandled rejection): the container is not reused. */
+      readonly exits?: true;
+    };
 
 export function serializeError(error: unknown): FunctionError {
   const thrown = error instanceof Error ? error : new Error(String(error));

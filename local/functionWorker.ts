@@ -38,10 +38,13 @@ for (const stream of ["stdout", "stderr"] as const) {
  * (aws/aws-lambda-nodejs-runtime-interface-client, src/LogPatch.js), so what a function writes
  * with console reaches CloudWatch wrapped in the function's LogFormat (AWS_LAMBDA_LOG_FORMAT): Text
  * `<time>⇥<request id>⇥<LEVEL>⇥<message>`, JSON `{"timestamp","level","requestId","message"}`,
- * newlines turned into `\r`, and the levels below AWS_LAMBDA_LOG_LEVEL dropped. What a function
- * writes to process.stdout itself (lib/log.ts, lib/metrics.ts's EMF) stays a raw line of its own:
- * an EMF document written with console.log would arrive wrapped, and CloudWatch would extract no
- * metric from it; here it shows wrapped too.
+ * and the levels below AWS_LAMBDA_LOG_LEVEL dropped (JSON only). A Text message's newlines stay:
+ * the managed runtime writes each call as one event to Lambda's log descriptor, so CloudWatch
+ * shows it as one event over several lines (its stdout fallback, not used in Lambda, would turn
+ * them into `\r`). What a function writes to process.stdout itself (lib/log.ts, lib/metrics.ts's
+ * EMF) stays a raw line of its own: an EMF document written with console.log would arrive
+ * wrapped, and with the JSON format (the template's) CloudWatch would extract no metric from it;
+ * here it shows wrapped too.
  */
 const levels = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"] as const;
 type Level = (typeof levels)[number];
@@ -98,7 +101,7 @@ const methods: readonly [string, Level][] = [
 ];
 for (const [method, level] of methods) {
   const write = (...params: unknown[]): void => {
-    process.stdout.write(`${logLine(level, params).replaceAll("\n", "\r")}\n`);
+    process.stdout.write(`${logLine(level, params)}\n`);
   };
   const kept = level === "FATAL" || levels.indexOf(level) >= lowest;
   (console as unknown as Record<string, unknown>)[method] = kept ? write : () => undefined;
@@ -114,10 +117,17 @@ function logRuntimeError(label: string, error: unknown): void {
     console.error(thrown);
     return;
   }
-  const fields = Object.assign({ errorType: thrown.name, errorMessage: thrown.message }, thrown, {
-    stack: thrown.stack?.split("\n"),
-  });
-  console.error(label, `\t${JSON.stringify(fields)}`);
+  const stack = thrown.stack?.split("\n") ?? [];
+  const fields = { errorType: thrown.name, errorMessage: thrown.message };
+  let formatted: string;
+  try {
+    formatted = JSON.stringify(Object.assign({ ...fields }, thrown, { stack }));
+  } catch {
+    // Fields that do not serialize (a circular one): the name, message and stack only, as the
+    // runtime falls back to (its Errors.toFormatted).
+    formatted = JSON.stringify({ ...fields, trace: stack });
+  }
+  console.error(label, `\t${formatted}`);
 }
 
 /**
@@ -131,8 +141,16 @@ function logRuntimeError(label: string, error: unknown): void {
  */
 const sent = new Int32Array(setup.sent);
 let received = 0;
+/**
+ * Freezes once the current turn is over, as Lambda's runtime asks for its next invocation only
+ * from a setImmediate after it answered (aws-lambda-nodejs-runtime-interface-client,
+ * src/Runtime.js, scheduleIteration): pending microtasks and process.nextTick callbacks run, and
+ * a promise rejected and left unhandled ends the container (its runtime exits on one), before
+ * the freeze. The count is taken now: a next invocation sent meanwhile leaves nothing to wait for.
+ */
 function freeze(): void {
-  Atomics.wait(sent, 0, received);
+  const answered = received;
+  setImmediate(() => Atomics.wait(sent, 0, answered));
 }
 
 let handler: Handler | undefined;
@@ -140,8 +158,12 @@ let initError: FunctionError | undefined;
 try {
   const module = (await import(setup.bundleUrl)) as Record<string, unknown>;
   const exported = module[setup.handlerExport];
-  if (typeof exported !== "function")
-    throw new Error(`${setup.bundleUrl} does not export "${setup.handlerExport}"`);
+  if (typeof exported !== "function") {
+    // The runtime's own error for it (its UserFunction.load).
+    const missing = new Error(`${String(process.env._HANDLER)} is undefined or not exported`);
+    missing.name = "Runtime.HandlerNotFound";
+    throw missing;
+  }
   handler = exported as Handler;
   post({ type: "ready" });
 } catch (error) {
@@ -165,12 +187,31 @@ function memoryMb(): number {
   return Math.ceil((heap.total_heap_size + heap.external_memory) / 2 ** 20);
 }
 
+/** Whether an invocation is running (it has not answered yet). */
+let answering = false;
+
+/**
+ * A promise rejected and left unhandled, as Lambda's Node.js runtime takes it (its index.mjs and
+ * Runtime.js): logged as `Unhandled Promise Rejection` with the type
+ * Runtime.UnhandledPromiseRejection, posted as the error of the invocation running, if any (one
+ * that has answered keeps its answer), then the runtime exits (status 128): the container ends.
+ */
+process.on("unhandledRejection", (reason) => {
+  const error = new Error(String(reason));
+  error.name = "Runtime.UnhandledPromiseRejection";
+  logRuntimeError("Unhandled Promise Rejection", error);
+  if (answering)
+    post({ type: "error", error: serializeError(error), memoryMb: memoryMb(), exits: true });
+  process.exit(128);
+});
+
 async function invoke({ requestId, event }: ToWorker): Promise<void> {
   if (!handler) {
     post({ type: "error", error: initError ?? serializeError("no handler"), memoryMb: memoryMb() });
     return;
   }
   currentRequestId = requestId;
+  answering = true;
   try {
     // The context from the container's environment (local/functionPool.ts), as Lambda's runtime
     // reads it: one owner of the function's name, memory and log names.
@@ -189,5 +230,6 @@ async function invoke({ requestId, event }: ToWorker): Promise<void> {
     logRuntimeError("Invoke Error", error);
     post({ type: "error", error: serializeError(error), memoryMb: memoryMb() });
   }
+  answering = false;
   freeze();
 }

@@ -34,14 +34,14 @@ export function startLine(format: Format, requestId: string): string {
  * throws `Error` while it loads is reported `Runtime.Unknown`, as published captures show.
  */
 export function platformErrorType(name: string): string {
-  if (/^(Runtime|Function)\.[A-Z][a-zA-Z]+/.test(name)) return name;
+  if (/(Runtime|Function)\.[A-Z][a-zA-Z]+/.test(name)) return name;
   return name.startsWith("Function.") ? "Function.Unknown" : "Runtime.Unknown";
 }
 
 /**
  * The lines around a container's init, those before its output and those after, as the runtime
- * interface emulator writes them (localstack/lambda-runtime-init, cmd/localstack/events.go, which
- * its tests hold to AWS): INIT_START (`platform.initStart`) when the init phase starts; after it
+ * interface emulator writes them (localstack/lambda-runtime-init, cmd/localstack/events.go, whose
+ * comments describe AWS's lines): INIT_START (`platform.initStart`) when the init phase starts; after it
  * (and the container's output, which holds the runtime's uncaught exception when it failed),
  * INIT_REPORT with `Status: error` and the scrubbed error type when it failed, a bare INIT_REPORT
  * when a provisioned-concurrency init succeeded, nothing when an on-demand one did (its first

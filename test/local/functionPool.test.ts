@@ -5,7 +5,7 @@
  * containers are reaped; Lambda's START/END/REPORT lines in the function's LogFormat. The function
  * is a test-only one (test/local/poolFunction) that holds, allocates and reports its module state.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -18,9 +18,18 @@ import { functionsOf } from "../../local/template.ts";
 import { listening, until } from "./processes.ts";
 
 const pools: FunctionPool[] = [];
+const tempDirs: string[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.close()));
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A path for POOL_FUNCTION_INIT_ERROR_ONCE's marker, in a folder removed after the test. */
+function onceFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), "pool-init-"));
+  tempDirs.push(dir);
+  return join(dir, "failed");
+}
 
 /** The template's listCategories, its code the test function: the route and name stay. */
 function testSpec(limits: Partial<FunctionSpec> = {}): FunctionSpec {
@@ -413,10 +422,7 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
     const { pool, lines } = poolOf(
       { logFormat: "Text" },
       {},
-      {
-        POOL_FUNCTION_INIT_ERROR: "store not ready",
-        POOL_FUNCTION_INIT_ERROR_ONCE: join(mkdtempSync(join(tmpdir(), "pool-init-")), "failed"),
-      },
+      { POOL_FUNCTION_INIT_ERROR: "store not ready", POOL_FUNCTION_INIT_ERROR_ONCE: onceFile() },
     );
     const outcome = await pool.invoke({}, "recovered");
     expect(seen(outcome).invocations).toBe(1);
@@ -514,13 +520,16 @@ describe("console as Lambda's Node.js runtime writes it, in the function's LogFo
     await pool.invoke({ log: true }, "log-text");
     const own = between(lines, /^START /, /^END /);
     const time = String.raw`\d{4}-\d\d-\d\dT[\d:.]+Z`;
-    expect(own).toEqual([
+    expect(own.slice(0, 4)).toEqual([
       expect.stringMatching(new RegExp(`^${time}\tlog-text\tINFO\tlisted 3$`)),
       expect.stringMatching(new RegExp(`^${time}\tlog-text\tDEBUG\ta detail$`)),
-      expect.stringMatching(new RegExp(`^${time}\tlog-text\tWARN\ttwo\rlines { id: 7 }$`)),
-      expect.stringMatching(new RegExp(`^${time}\tlog-text\tERROR\tRangeError: bad id\r    at `)),
-      '{"own":"line"}',
+      // A message's newlines stay: deployed, the call is one event over several lines.
+      expect.stringMatching(new RegExp(`^${time}\tlog-text\tWARN\ttwo$`)),
+      "lines { id: 7 }",
     ]);
+    expect(own[4]).toMatch(new RegExp(`^${time}\tlog-text\tERROR\tRangeError: bad id$`));
+    expect(own[5]).toMatch(/^ {4}at /);
+    expect(own.at(-1)).toBe('{"own":"line"}');
   });
 
   it("a handler's error as the runtime logs it: Invoke Error (Text), an ERROR record (JSON)", async () => {
@@ -549,18 +558,73 @@ describe("console as Lambda's Node.js runtime writes it, in the function's LogFo
   });
 });
 
+describe("errors as the runtime reports them, whatever they hold", () => {
+  it("an error whose fields do not serialize (circular) is still the handler's, logged by name, message and stack", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" });
+    const outcome = await pool.invoke({ circularError: true }, "circular");
+    expect(outcome).toMatchObject({ ok: false, error: { name: "Error", message: "loop" } });
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^\S+\tcircular\tERROR\tInvoke Error \t\{"errorType":"Error","errorMessage":"loop","trace":\["Error: loop",/,
+      ),
+    );
+    expect(seen(await pool.invoke({})).invocations).toBe(2);
+  });
+
+  it("a bundle without the handler's export fails as Runtime.HandlerNotFound", async () => {
+    const { pool } = poolOf({ handlerExport: "missing" });
+    expect(await pool.warm()).toMatchObject({
+      name: "Runtime.HandlerNotFound",
+      message: "index.missing is undefined or not exported",
+    });
+  });
+});
+
 describe("a container is frozen between invocations, as Lambda freezes an environment", () => {
+  /** Twenty times the timers' 50 ms: a container left running would have run them long before. */
+  const idle = () => new Promise((done) => setTimeout(done, 1000));
+
   it("a timer left running past the answer runs only once the next invocation thaws it", async () => {
     const { pool } = poolOf();
     await pool.invoke({ later: true });
-    // Five times the timer's 50 ms: a container left running would have run it long before.
-    await new Promise((done) => setTimeout(done, 250));
+    await idle();
     const thawed = Date.now();
     const next = seen(await pool.invoke({}));
     expect(next.invocations).toBe(2);
-    expect(next.laterRanAt === 0 || next.laterRanAt >= thawed).toBe(true);
-    const after = seen(await pool.invoke({}));
-    expect(after.laterRanAt).toBeGreaterThanOrEqual(thawed);
+    expect(next.laterRanAt).toBeGreaterThanOrEqual(thawed);
+  });
+
+  it("after its init too: a timer the init left runs only at the first invocation", async () => {
+    const { pool } = poolOf({}, { warm: 1 }, { POOL_FUNCTION_INIT_TIMER: "1" });
+    expect(await pool.warm()).toBeUndefined();
+    await idle();
+    const thawed = Date.now();
+    expect(seen(await pool.invoke({})).laterRanAt).toBeGreaterThanOrEqual(thawed);
+  });
+
+  it("the turn that answered ends first: a promise rejected after the answer ends that container, not the next invocation", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" });
+    expect((await pool.invoke({ reject: "after" }, "rejecting")).ok).toBe(true);
+    expect(await until(() => pool.size === 0, 5000), "the container ended").toBe(true);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^\S+\trejecting\tERROR\tUnhandled Promise Rejection \t\{"errorType":"Runtime\.UnhandledPromiseRejection","errorMessage":"Error: late rejection"/,
+      ),
+    );
+    const next = await pool.invoke({});
+    expect(next).toMatchObject({ ok: true, report: { containerId: 2 } });
+  });
+
+  it("a promise rejected and left unhandled while it runs fails the invocation: Runtime.UnhandledPromiseRejection", async () => {
+    const { pool, lines } = poolOf({ logFormat: "Text" });
+    expect(await pool.invoke({ reject: "during" }, "rejected")).toMatchObject({
+      ok: false,
+      error: { name: "Runtime.UnhandledPromiseRejection", message: "Error: early rejection" },
+    });
+    expect(lines.at(-1)).toMatch(
+      /\tStatus: error\tError Type: Runtime\.UnhandledPromiseRejection$/,
+    );
+    expect(await pool.invoke({})).toMatchObject({ ok: true, report: { containerId: 2 } });
   });
 
   it("a frozen container still ends when the pool closes (a hang fails the test's time limit)", async () => {
@@ -569,5 +633,34 @@ describe("a container is frozen between invocations, as Lambda freezes an enviro
     expect(pool.size).toBe(2);
     await pool.close();
     expect(pool.size).toBe(0);
+  });
+});
+
+describe("an init run again within the invocation stays within the pool's bounds", () => {
+  it("not once the pool is closed: an invocation whose cold start is cut short by close fails", async () => {
+    const { pool } = poolOf({}, {}, { POOL_FUNCTION_INIT_HOLD_MS: "400" });
+    const pending = pool.invoke({});
+    await new Promise((done) => setTimeout(done, 100));
+    await pool.close();
+    expect(await pending).toMatchObject({ ok: false, failure: "error" });
+    expect(pool.size).toBe(0);
+  });
+
+  it("never past the concurrency: inits that exit, two invocations queued on one container", async () => {
+    const { pool } = poolOf(
+      { reservedConcurrency: 1 },
+      { overflow: "queue" },
+      { POOL_FUNCTION_INIT_EXIT: "3" },
+    );
+    const sizes: number[] = [];
+    const sampler = setInterval(() => sizes.push(pool.size), 2);
+    try {
+      const outcomes = await Promise.all([pool.invoke({}), pool.invoke({})]);
+      for (const outcome of outcomes)
+        expect(outcome).toMatchObject({ ok: false, error: { name: "Runtime.ExitError" } });
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(Math.max(...sizes)).toBe(1);
   });
 });

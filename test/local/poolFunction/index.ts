@@ -20,27 +20,40 @@ interface Ask {
   readonly throwMessage?: string;
   /** Leaves a 50 ms timer running past its answer (work Lambda freezes until the next invocation). */
   readonly later?: boolean;
+  /** Leaves a promise rejected and unhandled (Lambda's runtime exits on one): while it runs, or past its answer. */
+  readonly reject?: "during" | "after";
+  /** Throws an Error with a field that refers to itself (JSON.stringify fails on it). */
+  readonly circularError?: boolean;
   /** Through the gateway: `?holdMs=…`. */
   readonly queryStringParameters?: { readonly holdMs?: string };
-}
-
-// Its init, as the pool's tests ask for it through the container's environment: a line of
-// output, or an error (the bundle fails to load).
-if (process.env.POOL_FUNCTION_INIT_LOG)
-  process.stdout.write(`${process.env.POOL_FUNCTION_INIT_LOG}\n`);
-// With POOL_FUNCTION_INIT_ERROR_ONCE (a file path), only the first init fails: it leaves the file.
-const once = process.env.POOL_FUNCTION_INIT_ERROR_ONCE;
-if (process.env.POOL_FUNCTION_INIT_ERROR && !(once && existsSync(once))) {
-  if (once) writeFileSync(once, "failed once\n");
-  throw new Error(process.env.POOL_FUNCTION_INIT_ERROR);
 }
 
 /** Module state: one copy per container, as in Lambda. */
 let running = 0;
 let invocations = 0;
 const kept: unknown[] = [];
-/** When the timer an invocation left running (`later`) ran (epoch ms; 0: not yet). */
+/** When the timer an invocation (`later`) or the init left running ran (epoch ms; 0: not yet). */
 let laterRanAt = 0;
+
+// Its init, as the pool's tests ask for it through the container's environment: a line of
+// output, a timer left running, a slow init, an exit, or an error (the bundle fails to load).
+const initEnv = process.env;
+if (initEnv.POOL_FUNCTION_INIT_LOG) process.stdout.write(`${initEnv.POOL_FUNCTION_INIT_LOG}\n`);
+if (initEnv.POOL_FUNCTION_INIT_TIMER) setTimeout(() => (laterRanAt = Date.now()), 50);
+if (initEnv.POOL_FUNCTION_INIT_HOLD_MS)
+  Atomics.wait(
+    new Int32Array(new SharedArrayBuffer(4)),
+    0,
+    0,
+    Number(initEnv.POOL_FUNCTION_INIT_HOLD_MS),
+  );
+if (initEnv.POOL_FUNCTION_INIT_EXIT) process.exit(Number(initEnv.POOL_FUNCTION_INIT_EXIT));
+// With POOL_FUNCTION_INIT_ERROR_ONCE (a file path), only the first init fails: it leaves the file.
+const once = initEnv.POOL_FUNCTION_INIT_ERROR_ONCE;
+if (initEnv.POOL_FUNCTION_INIT_ERROR && !(once && existsSync(once))) {
+  if (once) writeFileSync(once, "failed once\n");
+  throw new Error(initEnv.POOL_FUNCTION_INIT_ERROR);
+}
 
 /** What Lambda defines in a container's environment (local/functionPool.ts sets them). */
 const defined = [
@@ -83,6 +96,12 @@ export async function handler(
   if (ask.exitCode !== undefined) process.exit(ask.exitCode);
   if (ask.throwMessage !== undefined) throw new Error(ask.throwMessage);
   if (ask.later) setTimeout(() => (laterRanAt = Date.now()), 50);
+  if (ask.reject === "during") void Promise.reject(new Error("early rejection"));
+  if (ask.circularError) {
+    const error: Error & { self?: unknown } = new Error("loop");
+    error.self = error;
+    throw error;
+  }
   if (ask.log) {
     console.log("listed %d", 3);
     console.debug("a detail");
@@ -96,6 +115,9 @@ export async function handler(
     for (let mb = 0; mb < (ask.bufferMb ?? 0); mb++) kept.push(Buffer.alloc(2 ** 20, mb));
     const holdMs = ask.holdMs ?? Number(ask.queryStringParameters?.holdMs ?? 0);
     await new Promise((done) => setTimeout(done, holdMs));
+    // Rejected from a microtask queued as it returns: after the runtime has its answer.
+    if (ask.reject === "after")
+      void Promise.resolve().then(() => Promise.reject(new Error("late rejection")));
     const { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName } = context;
     return {
       running: Math.max(seen, running),
