@@ -123,7 +123,12 @@ class Container {
   #requestId = "";
   maxMemoryMb = 0;
   readonly #memorySize: number;
-  /** Undefined once the bundle is loaded; the init error otherwise (the container then ends). */
+  /**
+   * Its init failed (its thread has ended): the pool keeps it in its place, as Lambda keeps the
+   * environment, and its next invocation runs the init again (a suppressed init).
+   */
+  initFailed = false;
+  /** Undefined once the bundle is loaded; the init error otherwise (the thread then ends). */
   readonly initialised: Promise<FunctionError | undefined>;
 
   constructor(
@@ -160,6 +165,7 @@ class Container {
             break;
           case "init-error":
             loaded = true;
+            this.initFailed = true;
             this.initMs = performance.now() - started;
             ready(message.error);
             void this.stop();
@@ -182,7 +188,10 @@ class Container {
       const end = (error: unknown): void => {
         this.dead = true;
         // Ended during its init (an exit or a crash while loading): the init lasted until now.
-        if (!loaded) this.initMs = performance.now() - started;
+        if (!loaded) {
+          this.initMs = performance.now() - started;
+          this.initFailed = true;
+        }
         const outOfMemory = (error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY";
         const failure = outOfMemory
           ? {
@@ -207,7 +216,7 @@ class Container {
           failure: outOfMemory ? "out-of-memory" : "error",
           error: failure,
         });
-        ended();
+        if (!this.initFailed) ended();
       };
       this.#worker.once("error", end);
       this.#worker.once("exit", (code) => {
@@ -475,7 +484,8 @@ export class FunctionPool {
 
   /** A container is done with an invocation: to the next waiting one, idle, or ended. */
   #release(container: Container): void {
-    if (container.dead || container.generation !== this.#generation) {
+    const ended = container.dead && !container.initFailed;
+    if (ended || container.generation !== this.#generation) {
       this.#forget(container);
       return;
     }

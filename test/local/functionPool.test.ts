@@ -416,6 +416,20 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
         /^REPORT RequestId: broken\tDuration: \d+\.\d\d ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tStatus: error\tError Type: Runtime\.Unknown$/,
       ),
     ]);
+    // The container keeps its place, as Lambda keeps the environment: the next invocation runs
+    // the init again there, once, with no INIT_START.
+    const before = lines.length;
+    expect(await pool.invoke({}, "again")).toMatchObject({ report: { containerId: 1 } });
+    expect(lines.slice(before)).toEqual([
+      uncaught,
+      initReport("invoke"),
+      "START RequestId: again Version: $LATEST",
+      "END RequestId: again",
+      expect.stringMatching(
+        /^REPORT RequestId: again\t.*\tStatus: error\tError Type: Runtime\.Unknown$/,
+      ),
+    ]);
+    expect(pool.coldStarts).toBe(1);
   });
 
   it("an init that fails once succeeds when run again within the invocation: no Init Duration", async () => {
