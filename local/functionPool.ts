@@ -110,6 +110,12 @@ class Container {
   readonly #worker: Worker;
   /** How many invocations it has been sent, shared with its thread (its freeze, in the worker). */
   readonly #sent = new Int32Array(new SharedArrayBuffer(4));
+  /** How many it had answered when it last asked for the next (`next`). */
+  #askedFor = 0;
+  /** Waits for it to ask for the next invocation (`asksForNext`). */
+  #nextWaiter: (() => void) | undefined;
+  /** Its environment: an init run again in its place keeps it (the same log stream). */
+  readonly env: Readonly<Record<string, string>>;
   #pending: ((settled: Settled) => void) | undefined;
   /** Ends the container once it has been idle for the pool's idle time. */
   reaper: NodeJS.Timeout | undefined;
@@ -141,6 +147,7 @@ class Container {
     ended: () => void,
   ) {
     this.id = id;
+    this.env = env;
     this.generation = generation;
     this.#output = output;
     this.initializationType = initializationType;
@@ -169,6 +176,10 @@ class Container {
             this.initMs = performance.now() - started;
             ready(message.error);
             void this.stop();
+            break;
+          case "next":
+            this.#askedFor = message.answered;
+            this.#wakeNext();
             break;
           case "stdout":
           case "stderr":
@@ -216,6 +227,8 @@ class Container {
           failure: outOfMemory ? "out-of-memory" : "error",
           error: failure,
         });
+        this.#nextWaiter?.();
+        this.#nextWaiter = undefined;
         if (!this.initFailed) ended();
       };
       this.#worker.once("error", end);
@@ -269,6 +282,37 @@ class Container {
     };
   }
 
+  /**
+   * Resolves once the container has asked for its next invocation, which Lambda's runtime does
+   * once the turn that answered is over (local/functionWorker.ts), or has ended: the pool hands it
+   * nothing before, as Lambda routes nothing to an environment that has not asked. Still busy
+   * after `ms` (the rest of its Timeout: a loop after its answer), it is ended.
+   */
+  asksForNext(ms: number): Promise<void> {
+    if (this.dead || this.#askedFor === Atomics.load(this.#sent, 0)) return Promise.resolve();
+    return new Promise((done) => {
+      const timer = setTimeout(
+        () => {
+          this.#nextWaiter = undefined;
+          void this.stop();
+          done();
+        },
+        Math.max(0, ms),
+      );
+      this.#nextWaiter = () => {
+        clearTimeout(timer);
+        done();
+      };
+    });
+  }
+
+  #wakeNext(): void {
+    if (!this.#nextWaiter || this.#askedFor !== Atomics.load(this.#sent, 0)) return;
+    const waiter = this.#nextWaiter;
+    this.#nextWaiter = undefined;
+    waiter();
+  }
+
   /** Whether its init is still to be reported (its first invocation, or `warm`). */
   get initPending(): boolean {
     return this.#held !== undefined;
@@ -307,7 +351,7 @@ export class FunctionPool {
   readonly #containers = new Set<Container>();
   /** The idle containers, the one used last at the end. */
   #idle: Container[] = [];
-  readonly #waiting: ((container: Container) => void)[] = [];
+  readonly #waiting: ((container: Container | undefined) => void)[] = [];
   #started = 0;
   #generation = 0;
   #closed = false;
@@ -350,7 +394,12 @@ export class FunctionPool {
         error: { name: "TooManyRequestsException", message, stack: "" },
       };
     }
-    let container = await claimed;
+    const claim = await claimed;
+    if (!claim) {
+      const message = `${this.spec.name} is stopping: the local server closed its containers`;
+      return { ok: false, failure: "error", error: { name: "Local.Stopped", message, stack: "" } };
+    }
+    let container = claim;
     let initError = await container.initialised;
     const lines = this.#options.lambdaLines === true;
     // An on-demand container's init belongs to its first invocation, even one the pool started
@@ -361,16 +410,11 @@ export class FunctionPool {
     const started = performance.now();
     // Lambda runs a failed init again within the invocation, in the same environment (a
     // "suppressed init", Phase: invoke): its time counts in the invocation's Duration, and
-    // REPORT has no Init Duration. Here the same container number, a fresh thread; not once the
-    // pool is closed, nor past its concurrency (a container that exited during its init may
-    // have handed its place to a waiting invocation already).
-    const failed = container;
-    const retry =
-      initError !== undefined &&
-      !this.#closed &&
-      (this.#containers.has(failed) || this.size < this.concurrency);
-    if (retry) {
-      container = this.#start(failed.initializationType, failed.id);
+    // REPORT has no Init Duration. Here a fresh thread in the failed container's place (its
+    // number and environment); not once the pool is closed.
+    if (initError !== undefined && !this.#closed) {
+      const failed = container;
+      container = this.#start(failed.initializationType, failed.id, failed.env);
       this.#forget(failed);
       initError = await container.initialised;
       container.reportInit(this.#initLines(container, initError, "invoke"));
@@ -401,6 +445,7 @@ export class FunctionPool {
           .map((line) => `${line}\n`)
           .join(""),
       );
+    await container.asksForNext(this.spec.timeoutSeconds * 1000 - report.durationMs);
     this.#release(container);
     return settled.ok
       ? { ok: true, result: settled.result, report }
@@ -452,12 +497,16 @@ export class FunctionPool {
   async close(): Promise<void> {
     this.#closed = true;
     this.#generation++;
+    // Invocations still waiting for a container get none: they fail as the server stops.
+    for (const waiting of this.#waiting.splice(0)) waiting(undefined);
     await Promise.all([...this.#containers].map((container) => container.stop()));
     this.#containers.clear();
     this.#idle = [];
   }
 
-  #claim(): Promise<Container> | undefined {
+  /** A container for an invocation; none once the pool is closed; undefined: throttled. */
+  #claim(): Promise<Container | undefined> | undefined {
+    if (this.#closed) return Promise.resolve(undefined);
     const idle = this.#idle.pop();
     clearTimeout(idle?.reaper);
     if (idle) return Promise.resolve(idle);
@@ -466,13 +515,20 @@ export class FunctionPool {
     return new Promise((handed) => this.#waiting.push(handed));
   }
 
-  #start(type: InitializationType = "on-demand", id = ++this.#started): Container {
+  #start(
+    type: InitializationType = "on-demand",
+    id = ++this.#started,
+    env: Readonly<Record<string, string>> = {
+      ...this.#env,
+      ...definedEnv(this.spec, this.#env, type),
+    },
+  ): Container {
     const container: Container = new Container(
       id,
       this.#generation,
       type,
       this.#setup,
-      { ...this.#env, ...definedEnv(this.spec, this.#env, type) },
+      env,
       this.#output,
       () => {
         this.#forget(container);
@@ -484,6 +540,7 @@ export class FunctionPool {
 
   /** A container is done with an invocation: to the next waiting one, idle, or ended. */
   #release(container: Container): void {
+    if (!this.#containers.has(container)) return;
     const ended = container.dead && !container.initFailed;
     if (ended || container.generation !== this.#generation) {
       this.#forget(container);
@@ -506,7 +563,10 @@ export class FunctionPool {
     if (!container.dead) void container.stop();
     // A container that ended leaves room: the next waiting invocation gets a new one.
     const waiting =
-      this.#waiting.length > 0 && this.size < this.concurrency && this.#waiting.shift();
+      !this.#closed &&
+      this.#waiting.length > 0 &&
+      this.size < this.concurrency &&
+      this.#waiting.shift();
     if (waiting) waiting(this.#start());
   }
 }

@@ -26,6 +26,8 @@ export interface ToWorker {
 
 export type FromWorker =
   | { readonly type: "ready" }
+  /** Free for the next invocation, having answered `answered` (Lambda's runtime calling /next). */
+  | { readonly type: "next"; readonly answered: number }
   | { readonly type: "init-error"; readonly error: FunctionError }
   | { readonly type: "stdout" | "stderr"; readonly text: string }
   | { readonly type: "result"; readonly result: unknown; readonly memoryMb: number }

@@ -142,16 +142,44 @@ function logRuntimeError(label: string, error: unknown): void {
 const sent = new Int32Array(setup.sent);
 let received = 0;
 /**
- * Freezes once the current turn is over, as Lambda's runtime asks for its next invocation only
- * from a setImmediate after it answered (aws-lambda-nodejs-runtime-interface-client,
- * src/Runtime.js, scheduleIteration): pending microtasks and process.nextTick callbacks run, and
- * a promise rejected and left unhandled ends the container (its runtime exits on one), before
- * the freeze. The count is taken now: a next invocation sent meanwhile leaves nothing to wait for.
+ * Where the container is: loading its bundle, ready for an invocation, or running one that has
+ * not answered yet.
+ */
+let phase: "init" | "ready" | "answering" = "init";
+
+/**
+ * Freezes once the current turn is over, as Lambda's runtime asks for its next invocation (its
+ * /next) only from a setImmediate after it answered (aws-lambda-nodejs-runtime-interface-client,
+ * src/Runtime.js, scheduleIteration): pending microtasks and process.nextTick callbacks run
+ * first, and a promise rejected and left unhandled ends the container then. It then tells the
+ * pool it is free (`next`: the pool hands it no invocation before). The count is taken now: a
+ * next invocation sent meanwhile leaves nothing to wait for.
  */
 function freeze(): void {
   const answered = received;
-  setImmediate(() => Atomics.wait(sent, 0, answered));
+  setImmediate(() => {
+    post({ type: "next", answered });
+    Atomics.wait(sent, 0, answered);
+  });
 }
+
+/**
+ * A promise rejected and left unhandled, as Lambda's Node.js runtime takes it (its index.mjs and
+ * Runtime.js): logged as `Unhandled Promise Rejection` with the type
+ * Runtime.UnhandledPromiseRejection; during the init it is the init's error, during an
+ * invocation that invocation's (one that has answered keeps its answer); then the runtime exits
+ * (status 128) and the container ends. Set before the bundle loads, so its init is covered.
+ */
+process.on("unhandledRejection", (reason) => {
+  const error = new Error(String(reason));
+  error.name = "Runtime.UnhandledPromiseRejection";
+  logRuntimeError("Unhandled Promise Rejection", error);
+  const failure = serializeError(error);
+  if (phase === "init") post({ type: "init-error", error: failure });
+  if (phase === "answering")
+    post({ type: "error", error: failure, memoryMb: memoryMb(), exits: true });
+  process.exit(128);
+});
 
 let handler: Handler | undefined;
 let initError: FunctionError | undefined;
@@ -165,9 +193,9 @@ try {
     throw missing;
   }
   handler = exported as Handler;
-  post({ type: "ready" });
 } catch (error) {
-  // The pool ends a container whose init failed; the next invocation starts a new one, as Lambda does.
+  // The pool keeps a container whose init failed and runs the init again at its next
+  // invocation, as Lambda does (local/functionPool.ts).
   logRuntimeError("Uncaught Exception", error);
   initError = serializeError(error);
   post({ type: "init-error", error: initError });
@@ -177,9 +205,16 @@ port.on("message", (message: ToWorker) => {
   received += 1;
   void invoke(message);
 });
-// Lambda freezes an environment between its init and its first invocation too (a provisioned
-// one waits for traffic; an on-demand one is invoked at once, and thaws here at once).
-if (handler) freeze();
+// Ready once the init's turn is over (its microtasks first: a promise it left rejected fails
+// the init), then frozen until the first invocation, as Lambda freezes an environment between
+// its init and its first invocation (a provisioned one waits for traffic; an on-demand one is
+// invoked at once, and thaws at once).
+if (handler)
+  setImmediate(() => {
+    phase = "ready";
+    post({ type: "ready" });
+    Atomics.wait(sent, 0, received);
+  });
 
 /** This isolate's heap, for REPORT's Max Memory Used (the host's RSS is every container's). */
 function memoryMb(): number {
@@ -187,31 +222,13 @@ function memoryMb(): number {
   return Math.ceil((heap.total_heap_size + heap.external_memory) / 2 ** 20);
 }
 
-/** Whether an invocation is running (it has not answered yet). */
-let answering = false;
-
-/**
- * A promise rejected and left unhandled, as Lambda's Node.js runtime takes it (its index.mjs and
- * Runtime.js): logged as `Unhandled Promise Rejection` with the type
- * Runtime.UnhandledPromiseRejection, posted as the error of the invocation running, if any (one
- * that has answered keeps its answer), then the runtime exits (status 128): the container ends.
- */
-process.on("unhandledRejection", (reason) => {
-  const error = new Error(String(reason));
-  error.name = "Runtime.UnhandledPromiseRejection";
-  logRuntimeError("Unhandled Promise Rejection", error);
-  if (answering)
-    post({ type: "error", error: serializeError(error), memoryMb: memoryMb(), exits: true });
-  process.exit(128);
-});
-
 async function invoke({ requestId, event }: ToWorker): Promise<void> {
   if (!handler) {
     post({ type: "error", error: initError ?? serializeError("no handler"), memoryMb: memoryMb() });
     return;
   }
   currentRequestId = requestId;
-  answering = true;
+  phase = "answering";
   try {
     // The context from the container's environment (local/functionPool.ts), as Lambda's runtime
     // reads it: one owner of the function's name, memory and log names.
@@ -230,6 +247,6 @@ async function invoke({ requestId, event }: ToWorker): Promise<void> {
     logRuntimeError("Invoke Error", error);
     post({ type: "error", error: serializeError(error), memoryMb: memoryMb() });
   }
-  answering = false;
+  phase = "ready";
   freeze();
 }

@@ -416,8 +416,10 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
         /^REPORT RequestId: broken\tDuration: \d+\.\d\d ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tStatus: error\tError Type: Runtime\.Unknown$/,
       ),
     ]);
-    // The container keeps its place, as Lambda keeps the environment: the next invocation runs
-    // the init again there, once, with no INIT_START.
+    // The container keeps its place, as Lambda keeps the environment, after its thread ended:
+    // the next invocation runs the init again there, once, with no INIT_START.
+    await new Promise((done) => setTimeout(done, 300));
+    expect(pool.size).toBe(1);
     const before = lines.length;
     expect(await pool.invoke({}, "again")).toMatchObject({ report: { containerId: 1 } });
     expect(lines.slice(before)).toEqual([
@@ -629,6 +631,20 @@ describe("a container is frozen between invocations, as Lambda freezes an enviro
     expect(next).toMatchObject({ ok: true, report: { containerId: 2 } });
   });
 
+  it("the next invocation, sent the moment the answer arrives, never goes to the container that is ending", async () => {
+    const { pool } = poolOf();
+    expect((await pool.invoke({ reject: "after" })).ok).toBe(true);
+    expect(await pool.invoke({})).toMatchObject({ ok: true, report: { containerId: 2 } });
+  });
+
+  it("a promise left rejected by the init fails the init: Runtime.UnhandledPromiseRejection", async () => {
+    const { pool } = poolOf({}, {}, { POOL_FUNCTION_INIT_REJECT: "no config" });
+    expect(await pool.warm()).toMatchObject({
+      name: "Runtime.UnhandledPromiseRejection",
+      message: "Error: no config",
+    });
+  });
+
   it("a promise rejected and left unhandled while it runs fails the invocation: Runtime.UnhandledPromiseRejection", async () => {
     const { pool, lines } = poolOf({ logFormat: "Text" });
     expect(await pool.invoke({ reject: "during" }, "rejected")).toMatchObject({
@@ -658,6 +674,18 @@ describe("an init run again within the invocation stays within the pool's bounds
     await pool.close();
     expect(await pending).toMatchObject({ ok: false, failure: "error" });
     expect(pool.size).toBe(0);
+  });
+
+  it("an invocation still waiting for a container when the pool closes fails, and none is started", async () => {
+    const { pool } = poolOf({ reservedConcurrency: 1 }, { overflow: "queue" });
+    const running = pool.invoke({ holdMs: 300 });
+    const waiting = pool.invoke({});
+    await new Promise((done) => setTimeout(done, 50));
+    await pool.close();
+    expect(await waiting).toMatchObject({ ok: false, error: { name: "Local.Stopped" } });
+    await running;
+    expect(pool.size).toBe(0);
+    expect(pool.coldStarts).toBe(1);
   });
 
   it("never past the concurrency: inits that exit, two invocations queued on one container", async () => {

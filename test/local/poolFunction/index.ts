@@ -36,7 +36,8 @@ const kept: unknown[] = [];
 let laterRanAt = 0;
 
 // Its init, as the pool's tests ask for it through the container's environment: a line of
-// output, a timer left running, a slow init, an exit, or an error (the bundle fails to load).
+// output, a timer left running, a slow init, an exit, a promise left rejected, or an error (the
+// bundle fails to load).
 const initEnv = process.env;
 if (initEnv.POOL_FUNCTION_INIT_LOG) process.stdout.write(`${initEnv.POOL_FUNCTION_INIT_LOG}\n`);
 if (initEnv.POOL_FUNCTION_INIT_TIMER) setTimeout(() => (laterRanAt = Date.now()), 50);
@@ -48,6 +49,8 @@ if (initEnv.POOL_FUNCTION_INIT_HOLD_MS)
     Number(initEnv.POOL_FUNCTION_INIT_HOLD_MS),
   );
 if (initEnv.POOL_FUNCTION_INIT_EXIT) process.exit(Number(initEnv.POOL_FUNCTION_INIT_EXIT));
+if (initEnv.POOL_FUNCTION_INIT_REJECT)
+  void Promise.reject(new Error(initEnv.POOL_FUNCTION_INIT_REJECT));
 // With POOL_FUNCTION_INIT_ERROR_ONCE (a file path), only the first init fails: it leaves the file.
 const once = initEnv.POOL_FUNCTION_INIT_ERROR_ONCE;
 if (initEnv.POOL_FUNCTION_INIT_ERROR && !(once && existsSync(once))) {
