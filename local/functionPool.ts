@@ -103,6 +103,13 @@ function definedEnv(
   };
 }
 
+/** An invocation the local server's stop cut short or never ran (no Lambda error: the host's). */
+export const stoppedName = "Local.Stopped";
+function stopped(requestId: string): FunctionError {
+  const message = `RequestId: ${requestId}: the local server stopped before it answered`;
+  return { name: stoppedName, message, stack: "" };
+}
+
 class Container {
   readonly id: number;
   readonly generation: number;
@@ -338,6 +345,12 @@ class Container {
     clearTimeout(this.reaper);
     await this.#worker.terminate();
   }
+
+  /** Ends it as the server stops: an invocation it runs fails as stopped, not as its failure. */
+  close(): Promise<void> {
+    this.#settle({ ok: false, failure: "error", error: stopped(this.#requestId) });
+    return this.stop();
+  }
 }
 
 export class FunctionPool {
@@ -395,10 +408,7 @@ export class FunctionPool {
       };
     }
     const claim = await claimed;
-    if (!claim) {
-      const message = `${this.spec.name} is stopping: the local server closed its containers`;
-      return { ok: false, failure: "error", error: { name: "Local.Stopped", message, stack: "" } };
-    }
+    if (!claim) return { ok: false, failure: "error", error: stopped(requestId) };
     let container = claim;
     let initError = await container.initialised;
     const lines = this.#options.lambdaLines === true;
@@ -421,8 +431,9 @@ export class FunctionPool {
       container.initMs = undefined;
     }
     if (lines) this.#output.stdout(`${startLine(this.spec.logFormat, requestId)}\n`);
+    // A cold start the server's stop cut short is the stop's, not the function's.
     const settled: Settled = initError
-      ? { ok: false, failure: "error", error: initError }
+      ? { ok: false, failure: "error", error: this.#closed ? stopped(requestId) : initError }
       : await container.run(requestId, event, this.spec.timeoutSeconds * 1000);
     const report: Report = {
       requestId,
@@ -459,6 +470,7 @@ export class FunctionPool {
    * its init reported with its first invocation. The first init error, if any.
    */
   async warm(count = this.#options.warm ?? 0): Promise<FunctionError | undefined> {
+    if (this.#closed) return undefined;
     const type = count > 0 ? "provisioned-concurrency" : "on-demand";
     const started = Array.from(
       { length: Math.min(Math.max(count, 1), this.concurrency) - this.size },
@@ -499,7 +511,7 @@ export class FunctionPool {
     this.#generation++;
     // Invocations still waiting for a container get none: they fail as the server stops.
     for (const waiting of this.#waiting.splice(0)) waiting(undefined);
-    await Promise.all([...this.#containers].map((container) => container.stop()));
+    await Promise.all([...this.#containers].map((container) => container.close()));
     this.#containers.clear();
     this.#idle = [];
   }

@@ -8,6 +8,7 @@ import { pathMatches } from "../lib/routes.ts";
 import { fromResult, gatewayError, parseTarget, toEvent } from "./apiGateway.ts";
 import type { HttpAnswer } from "./apiGateway.ts";
 import { docsAnswer, isDocsPath } from "./docsPage.ts";
+import { stoppedName } from "./functionPool.ts";
 import type { FunctionPool, Outcome } from "./functionPool.ts";
 import { routesOf } from "./template.ts";
 
@@ -102,7 +103,8 @@ function routing(
     // http-api-troubleshooting-lambda.html), and users report a 500 for a failing function
     // (awslabs/aws-lambda-cpp#117) and for a Node.js one timing out (denoland/deno_registry2#87):
     // not verified against a deployed stage (docs/local.md).
-    if (outcome.failure !== "throttled")
+    // A throttle, or the server's own stop, is no failure of the function's.
+    if (outcome.failure !== "throttled" && outcome.error.name !== stoppedName)
       process.stderr.write(
         `${host.spec.name} invocation failed: ${outcome.error.name}: ${outcome.error.message}\n`,
       );

@@ -416,8 +416,9 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
         /^REPORT RequestId: broken\tDuration: \d+\.\d\d ms\tBilled Duration: \d+ ms\tMemory Size: \d+ MB\tMax Memory Used: \d+ MB\tStatus: error\tError Type: Runtime\.Unknown$/,
       ),
     ]);
-    // The container keeps its place, as Lambda keeps the environment, after its thread ended:
-    // the next invocation runs the init again there, once, with no INIT_START.
+    // The container keeps its place, as Lambda keeps the environment, once its thread has ended
+    // (300 ms is ample for that): the next invocation runs the init again there, once, with no
+    // INIT_START.
     await new Promise((done) => setTimeout(done, 300));
     expect(pool.size).toBe(1);
     const before = lines.length;
@@ -438,10 +439,18 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
     const { pool, lines } = poolOf(
       { logFormat: "Text" },
       {},
-      { POOL_FUNCTION_INIT_ERROR: "store not ready", POOL_FUNCTION_INIT_ERROR_ONCE: onceFile() },
+      {
+        POOL_FUNCTION_INIT_ERROR: "store not ready",
+        POOL_FUNCTION_INIT_ERROR_ONCE: onceFile(),
+        POOL_FUNCTION_INIT_LOG_STREAM: "1",
+      },
     );
     const outcome = await pool.invoke({}, "recovered");
     expect(seen(outcome).invocations).toBe(1);
+    // Run again in the same environment: both inits, and the invocation, name one log stream.
+    const streams = lines.filter((line) => line.startsWith("stream "));
+    expect(streams).toEqual([streams[0], streams[0]]);
+    expect(streams[0]).toBe(`stream ${String(seen(outcome).env.AWS_LAMBDA_LOG_STREAM_NAME)}`);
     expect(outcome.report).toMatchObject({ containerId: 1, status: "success", initMs: undefined });
     expect(lines.filter((line) => line.startsWith("INIT_"))).toEqual([
       expect.stringMatching(/^INIT_START /),
@@ -632,10 +641,11 @@ describe("a container is frozen between invocations, as Lambda freezes an enviro
   });
 
   it("the next invocation, sent the moment the answer arrives, never goes to the container that is ending", async () => {
-    const { pool } = poolOf();
+    // A Timeout longer than the test's time limit: the pool must learn of the exit, not wait it out.
+    const { pool } = poolOf({ timeoutSeconds: 60 });
     expect((await pool.invoke({ reject: "after" })).ok).toBe(true);
     expect(await pool.invoke({})).toMatchObject({ ok: true, report: { containerId: 2 } });
-  });
+  }, 20_000);
 
   it("a promise left rejected by the init fails the init: Runtime.UnhandledPromiseRejection", async () => {
     const { pool } = poolOf({}, {}, { POOL_FUNCTION_INIT_REJECT: "no config" });
@@ -683,9 +693,19 @@ describe("an init run again within the invocation stays within the pool's bounds
     await new Promise((done) => setTimeout(done, 50));
     await pool.close();
     expect(await waiting).toMatchObject({ ok: false, error: { name: "Local.Stopped" } });
-    await running;
+    // The one it ran is cut short by the stop: no failure of the function's.
+    expect(await running).toMatchObject({ ok: false, error: { name: "Local.Stopped" } });
     expect(pool.size).toBe(0);
     expect(pool.coldStarts).toBe(1);
+  });
+
+  it("a closed pool starts nothing: neither an invocation, nor warm containers", async () => {
+    const { pool } = poolOf({}, { warm: 2 });
+    await pool.close();
+    expect(await pool.invoke({})).toMatchObject({ ok: false, error: { name: "Local.Stopped" } });
+    expect(await pool.warm()).toBeUndefined();
+    expect(pool.size).toBe(0);
+    expect(pool.coldStarts).toBe(0);
   });
 
   it("never past the concurrency: inits that exit, two invocations queued on one container", async () => {

@@ -40,6 +40,8 @@ let laterRanAt = 0;
 // bundle fails to load).
 const initEnv = process.env;
 if (initEnv.POOL_FUNCTION_INIT_LOG) process.stdout.write(`${initEnv.POOL_FUNCTION_INIT_LOG}\n`);
+if (initEnv.POOL_FUNCTION_INIT_LOG_STREAM)
+  process.stdout.write(`stream ${String(initEnv.AWS_LAMBDA_LOG_STREAM_NAME)}\n`);
 if (initEnv.POOL_FUNCTION_INIT_TIMER) setTimeout(() => (laterRanAt = Date.now()), 50);
 if (initEnv.POOL_FUNCTION_INIT_HOLD_MS)
   Atomics.wait(
@@ -49,8 +51,11 @@ if (initEnv.POOL_FUNCTION_INIT_HOLD_MS)
     Number(initEnv.POOL_FUNCTION_INIT_HOLD_MS),
   );
 if (initEnv.POOL_FUNCTION_INIT_EXIT) process.exit(Number(initEnv.POOL_FUNCTION_INIT_EXIT));
-if (initEnv.POOL_FUNCTION_INIT_REJECT)
+if (initEnv.POOL_FUNCTION_INIT_REJECT) {
   void Promise.reject(new Error(initEnv.POOL_FUNCTION_INIT_REJECT));
+  // A top-level await after it, as a bundle that loads its configuration has.
+  await new Promise((done) => setTimeout(done, 1));
+}
 // With POOL_FUNCTION_INIT_ERROR_ONCE (a file path), only the first init fails: it leaves the file.
 const once = initEnv.POOL_FUNCTION_INIT_ERROR_ONCE;
 if (initEnv.POOL_FUNCTION_INIT_ERROR && !(once && existsSync(once))) {
