@@ -472,8 +472,12 @@ export class FunctionPool {
   async warm(count = this.#options.warm ?? 0): Promise<FunctionError | undefined> {
     if (this.#closed) return undefined;
     const type = count > 0 ? "provisioned-concurrency" : "on-demand";
+    // Counted in this generation only (after `npm run dev`'s rebuild, busy containers of the old
+    // bundle end when they answer), within the concurrency.
+    const current = [...this.#containers].filter((c) => c.generation === this.#generation);
+    const wanted = Math.min(Math.max(count, 1), this.concurrency) - current.length;
     const started = Array.from(
-      { length: Math.min(Math.max(count, 1), this.concurrency) - this.size },
+      { length: Math.max(0, Math.min(wanted, this.concurrency - this.size)) },
       () => this.#start(type),
     );
     const errors = await Promise.all(started.map((container) => container.initialised));
@@ -580,5 +584,7 @@ export class FunctionPool {
       this.size < this.concurrency &&
       this.#waiting.shift();
     if (waiting) waiting(this.#start());
+    // One of an old bundle's: the room it leaves tops the new one up to what is kept warm.
+    else if (!this.#closed && container.generation !== this.#generation) void this.warm();
   }
 }

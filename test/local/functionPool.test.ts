@@ -291,6 +291,25 @@ describe("MemorySize bounds a container's memory: its heap, and what lies outsid
   );
 });
 
+describe("a reload (npm run dev) serves the new bundle in new containers, as many as kept warm", () => {
+  it.each([
+    ["at once, with room to spare", 10],
+    ["as the busy ones end, at a concurrency of 2", 2],
+  ])("with warm: 2 and both busy at the rebuild: two new ones %s", async (_when, concurrency) => {
+    const { pool } = poolOf({ reservedConcurrency: concurrency }, { warm: 2, overflow: "queue" });
+    expect(await pool.warm()).toBeUndefined();
+    const busy = [pool.invoke({ holdMs: 300 }), pool.invoke({ holdMs: 300 })];
+    expect(await pool.reload()).toBeUndefined();
+    const answered = await Promise.all(busy);
+    expect(answered.map((outcome) => outcome.report?.containerId).sort()).toEqual([1, 2]);
+    expect(await until(() => pool.size === 2 && pool.coldStarts === 4, 5000)).toBe(true);
+    // Kept warm (provisioned): no cold start for the next one, once one is ready.
+    const next = await pool.invoke({});
+    expect([3, 4]).toContain(next.report?.containerId);
+    expect(next.report?.initMs).toBeUndefined();
+  });
+});
+
 describe("idle containers are reaped after the idle time, down to the ones kept warm", () => {
   it("ends both idle containers; with warm: 1, keeps one", async () => {
     for (const warm of [0, 1]) {
