@@ -15,7 +15,7 @@ import { bodyText, loadEvent } from "../../functions/harness.ts";
 import type { BodyCase } from "./bodies.ts";
 import { bodyArb } from "./bodies.ts";
 import type { Common, HostileHandlers } from "./handlerRig.ts";
-import { commonArbs, decodedBody, presentedBy, withBody } from "./handlerRig.ts";
+import { commonArbs, decodedBody, presentedBy, sentWithPath, withBody } from "./handlerRig.ts";
 import type { IdempotencyCase, MediaCase } from "./headers.ts";
 import {
   authorizationArb,
@@ -225,5 +225,5 @@ export function fallbackEvent(rig: HostileHandlers, input: FallbackCase): HttpEv
     const petId = handed.slice("/v1/pets/".length);
     event.pathParameters = { petId: routedPath(petId) ?? petId };
   }
-  return input.body ? withBody(event, input.body) : event;
+  return sentWithPath(input.body ? withBody(event, input.body) : event, input.path);
 }

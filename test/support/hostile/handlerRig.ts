@@ -128,10 +128,23 @@ export interface SentRequest {
   readonly text: string;
 }
 
+/**
+ * The path each event's request was sent with, where a case built the event from one: the event
+ * holds the path as API Gateway hands it over (decoded once), and reading that as a sent path
+ * would decode it again and take a `?` decoded from `%3F` for the query's start.
+ */
+const sentPaths = new WeakMap<HttpEvent, string>();
+
+/** Records the path `event`'s request was sent with (see `sentPaths`). */
+export function sentWithPath(event: HttpEvent, path: string): HttpEvent {
+  sentPaths.set(event, path);
+  return event;
+}
+
 export function sentRequest(event: HttpEvent): SentRequest {
   return {
     method: event.requestContext.http.method,
-    path: event.rawPath,
+    path: sentPaths.get(event) ?? event.rawPath,
     authorization: header(event, "authorization"),
     text: sentText(event),
   };
