@@ -7,12 +7,14 @@
  * tools, waits for a container: `overflow: "queue"`). A container idle for `idleMs` is ended.
  *
  * The template's limits are enforced with Node's own: `Timeout` by a timer that ends the
- * invocation and its container, `MemorySize` as the isolate's heap limit (`resourceLimits`), past
- * which V8 ends the worker (Runtime.OutOfMemory here, as Lambda reports it).
+ * invocation and its container, `MemorySize` as the isolate's heap limits Lambda's runtime sets
+ * for it (`lambdaHeap`), past which V8 ends the worker (Runtime.OutOfMemory here, as Lambda
+ * reports it).
  */
 import { randomUUID } from "node:crypto";
 import { parse, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { ResourceLimits } from "node:worker_threads";
 import { Worker } from "node:worker_threads";
 import type { ContainerSetup, FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
 import { serializeError } from "./functionProtocol.ts";
@@ -60,6 +62,23 @@ export interface PoolOptions {
   readonly idleMs?: number | undefined;
   /** Containers kept ready: started by `warm()`, never reaped below. */
   readonly warm?: number | undefined;
+}
+
+/**
+ * The V8 heap Lambda's Node.js runtime gives a function of `memorySize` MB. Its bootstrap
+ * (/var/runtime/bootstrap in AWS's Node.js images, as published from a nodejs18.x image and, for
+ * nodejs24.x, dev.to/wonderfulsoap's "Deep Dive into AWS Lambda (3)", 2026) starts node with
+ * --max-old-space-size=M-M/10 and --max-semi-space-size=(M/10)/2 in whole MB, leaving the rest
+ * for memory outside the heap. A worker takes no V8 flags but the same limits as
+ * `resourceLimits`: its young generation is three semi-spaces (V8's two and the new large object
+ * space), which gives the heap limit those flags give (the pool's tests compare them).
+ */
+export function lambdaHeap(memorySize: number): ResourceLimits {
+  const newSpace = Math.floor(memorySize / 10);
+  return {
+    maxOldGenerationSizeMb: memorySize - newSpace,
+    maxYoungGenerationSizeMb: 3 * Math.floor(newSpace / 2),
+  };
 }
 
 /** An invocation's end as its container tells it, with the heap it had then. */
@@ -165,9 +184,9 @@ class Container {
     this.#worker = new Worker(new URL("./functionWorker.ts", import.meta.url), {
       env,
       workerData: { ...setup, sent: this.#sent.buffer } satisfies ContainerSetup,
-      // MemorySize bounds the heap with V8's own limit: past it the worker ends with
-      // ERR_WORKER_OUT_OF_MEMORY (the process and the other containers carry on).
-      resourceLimits: { maxOldGenerationSizeMb: setup.memorySize },
+      // MemorySize bounds the heap with V8's own limits, as Lambda sets them: past them the
+      // worker ends with ERR_WORKER_OUT_OF_MEMORY (the process and the other containers carry on).
+      resourceLimits: lambdaHeap(setup.memorySize),
     });
     this.initialised = new Promise((ready) => {
       this.#worker.on("message", (message: FromWorker) => {
@@ -214,7 +233,7 @@ class Container {
         const failure = outOfMemory
           ? {
               name: "Runtime.OutOfMemory",
-              message: `Runtime exited with error: the heap is over MemorySize (${setup.memorySize} MB)`,
+              message: `Runtime exited with error: the heap is over its limit for MemorySize (${setup.memorySize} MB)`,
               stack: "",
             }
           : typeof error === "number"

@@ -5,6 +5,7 @@
  * containers are reaped; Lambda's START/END/REPORT lines in the function's LogFormat. The function
  * is a test-only one (test/local/poolFunction) that holds, allocates and reports its module state.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -67,6 +68,8 @@ interface Seen {
   /** What Lambda defines in the container's environment, and the context it was handed. */
   readonly env: Record<string, string | undefined>;
   readonly context: Record<string, string>;
+  /** Its V8 heap's limit (v8.getHeapStatistics().heap_size_limit), in bytes. */
+  readonly heapLimit: number;
 }
 
 function seen(outcome: Outcome): Seen {
@@ -265,6 +268,25 @@ describe("a handler that ends its runtime (process.exit) fails as Lambda reports
 });
 
 describe("MemorySize bounds a container's memory: its heap, and what lies outside it (Buffers)", () => {
+  it.each([128, 256, 1024])(
+    "at %i MB the heap's limit is the one Lambda's Node.js bootstrap sets (old space nine tenths of it, each semi-space a twentieth)",
+    async (memorySize) => {
+      // The bootstrap's own arithmetic (/var/runtime/bootstrap), given to a node process as flags.
+      const newSpace = Math.floor(memorySize / 10);
+      const flags = [
+        `--max-old-space-size=${String(memorySize - newSpace)}`,
+        `--max-semi-space-size=${String(Math.floor(newSpace / 2))}`,
+      ];
+      const lambdas = execFileSync(process.execPath, [
+        ...flags,
+        "-p",
+        "v8.getHeapStatistics().heap_size_limit",
+      ]);
+      const { pool } = poolOf({ memorySize });
+      expect(seen(await pool.invoke({})).heapLimit).toBe(Number(lambdas.toString()));
+    },
+  );
+
   it.each([
     ["its heap", { allocateMb: 512 }, { allocateMb: 8 }],
     ["Buffers, checked as the invocation ends", { bufferMb: 96 }, { bufferMb: 8 }],

@@ -4,6 +4,7 @@
  * of its container's module state. Never product code.
  */
 import { existsSync, writeFileSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
 
 interface Ask {
   /** Milliseconds to hold the invocation open. */
@@ -96,6 +97,7 @@ export async function handler(
   laterRanAt: number;
   env: object;
   context: object;
+  heapLimit: number;
 }> {
   running += 1;
   invocations += 1;
@@ -133,6 +135,7 @@ export async function handler(
       laterRanAt,
       env: Object.fromEntries(defined.map((name) => [name, process.env[name]])),
       context: { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName },
+      heapLimit: getHeapStatistics().heap_size_limit,
     };
   } finally {
     running -= 1;
