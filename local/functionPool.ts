@@ -395,6 +395,10 @@ export class FunctionPool {
   ) {
     this.spec = spec;
     this.concurrency = spec.reservedConcurrency ?? options.concurrency ?? defaultConcurrency;
+    // Lambda runs every container in UTC (TZ=:UTC, `definedEnv`). A thread's time zone is its
+    // process's, whatever its env says: the process that hosts containers runs in UTC too, and
+    // its threads started from now on take it.
+    process.env.TZ = "UTC";
     this.#setup = {
       bundleUrl: pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href,
       handlerExport: spec.handlerExport,

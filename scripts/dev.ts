@@ -25,6 +25,9 @@ import { banner, readStart, startFromCommandLine, stopOnSignals } from "./start.
 // The command line first: --help and a mistake end here, before anything is built or watched.
 const settings = readStart("dev", process.argv.slice(2));
 
+/** The shell's time zone, for the rebuild lines' clock: the server itself runs in Lambda's UTC. */
+const shellTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 /** Saves that arrive within this long of each other are one change (an editor's temp file and rename). */
 const settleMs = 100;
 
@@ -82,7 +85,7 @@ async function onChange(): Promise<void> {
   running = true;
   try {
     const { failed, errors } = await rebuildAll();
-    const time = new Date().toLocaleTimeString();
+    const time = new Date().toLocaleTimeString(undefined, { timeZone: shellTimeZone });
     if (failed.length > 0) {
       await printErrors(errors);
       process.stderr.write(

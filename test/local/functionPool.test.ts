@@ -70,6 +70,8 @@ interface Seen {
   readonly context: Record<string, string>;
   /** Its V8 heap's limit (v8.getHeapStatistics().heap_size_limit), in bytes. */
   readonly heapLimit: number;
+  /** The time zone its dates are in (Intl's resolved zone). */
+  readonly timeZone: string;
 }
 
 function seen(outcome: Outcome): Seen {
@@ -168,6 +170,19 @@ describe("a container has the environment Lambda defines, and a context that agr
     // One log stream per container.
     expect(second?.context.logStreamName).toMatch(stream);
     expect(second?.context.logStreamName).not.toBe(first?.context.logStreamName);
+  });
+
+  it("runs in UTC, as Lambda does, whatever zone the shell that started the server is in", async () => {
+    const shell = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      expect(new Date(0).getTimezoneOffset()).toBe(300);
+      const { pool } = poolOf();
+      expect(seen(await pool.invoke({})).timeZone).toBe("UTC");
+    } finally {
+      if (shell === undefined) delete process.env.TZ;
+      else process.env.TZ = shell;
+    }
   });
 
   it("keeps the region it is given; AWS_DEFAULT_REGION follows it", async () => {

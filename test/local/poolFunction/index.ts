@@ -98,6 +98,7 @@ export async function handler(
   env: object;
   context: object;
   heapLimit: number;
+  timeZone: string;
 }> {
   running += 1;
   invocations += 1;
@@ -136,6 +137,7 @@ export async function handler(
       env: Object.fromEntries(defined.map((name) => [name, process.env[name]])),
       context: { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName },
       heapLimit: getHeapStatistics().heap_size_limit,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
     };
   } finally {
     running -= 1;
