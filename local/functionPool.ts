@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { parse, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ResourceLimits } from "node:worker_threads";
+import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import type { ContainerSetup, FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
 import { serializeError } from "./functionProtocol.ts";
@@ -79,6 +80,22 @@ export function lambdaHeap(memorySize: number): ResourceLimits {
     maxOldGenerationSizeMb: memorySize - newSpace,
     maxYoungGenerationSizeMb: 3 * Math.floor(newSpace / 2),
   };
+}
+
+/**
+ * Makes this process a host of Lambda containers: what a container takes from its process, not
+ * from its own settings, set as Lambda sets it, for the containers started from now on.
+ */
+function hostAsLambda(): void {
+  // Lambda runs every container in UTC (TZ=:UTC, `definedEnv`); a thread's time zone is its
+  // process's, whatever its env says.
+  process.env.TZ = "UTC";
+  // The rest of the node command line that bootstrap runs: `--expose-gc` (global.gc), a V8 flag
+  // a worker cannot take; set on the process, it holds in every isolate started after (not in the
+  // server's own). Not `--max-http-header-size 81920`: a worker takes it only in an execArgv of
+  // its own, which replaces the inherited one and refuses the V8 flags a server may be started
+  // with (ERR_WORKER_INVALID_EXEC_ARGV), so a function's http.maxHeaderSize stays 16 KB here.
+  setFlagsFromString("--expose-gc");
 }
 
 /** An invocation's end as its container tells it, with the heap it had then. */
@@ -395,10 +412,7 @@ export class FunctionPool {
   ) {
     this.spec = spec;
     this.concurrency = spec.reservedConcurrency ?? options.concurrency ?? defaultConcurrency;
-    // Lambda runs every container in UTC (TZ=:UTC, `definedEnv`). A thread's time zone is its
-    // process's, whatever its env says: the process that hosts containers runs in UTC too, and
-    // its threads started from now on take it.
-    process.env.TZ = "UTC";
+    hostAsLambda();
     this.#setup = {
       bundleUrl: pathToFileURL(resolve(spec.codeDir, spec.handlerFile)).href,
       handlerExport: spec.handlerExport,

@@ -72,6 +72,8 @@ interface Seen {
   readonly heapLimit: number;
   /** The time zone its dates are in (Intl's resolved zone). */
   readonly timeZone: string;
+  /** Whether gc() is there (typeof globalThis.gc), as node's --expose-gc makes it. */
+  readonly gc: string;
 }
 
 function seen(outcome: Outcome): Seen {
@@ -183,6 +185,11 @@ describe("a container has the environment Lambda defines, and a context that agr
       if (shell === undefined) delete process.env.TZ;
       else process.env.TZ = shell;
     }
+  });
+
+  it("has global.gc, as Lambda's bootstrap starts node with --expose-gc", async () => {
+    const { pool } = poolOf();
+    expect(seen(await pool.invoke({})).gc).toBe("function");
   });
 
   it("keeps the region it is given; AWS_DEFAULT_REGION follows it", async () => {

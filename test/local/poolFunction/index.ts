@@ -99,6 +99,7 @@ export async function handler(
   context: object;
   heapLimit: number;
   timeZone: string;
+  gc: string;
 }> {
   running += 1;
   invocations += 1;
@@ -138,6 +139,7 @@ export async function handler(
       context: { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName },
       heapLimit: getHeapStatistics().heap_size_limit,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      gc: typeof globalThis.gc,
     };
   } finally {
     running -= 1;
