@@ -17,6 +17,7 @@ import { text } from "node:stream/consumers";
 import type { PluginBuild } from "esbuild";
 import { build } from "esbuild";
 import { localFunctionEnv, unthrottled } from "../local/functionEnv.ts";
+import { lambdaNodeArgs } from "../local/functionPool.ts";
 import { projectRoot, routesOf, templateFunctionEnv } from "../local/template.ts";
 import { buildFunctions, functionBuilds, lambdaBundleOptions } from "../scripts/build.ts";
 import type { ChildTask } from "./child.ts";
@@ -159,7 +160,8 @@ export async function runChild<Result>(
   store = { endpoint: "", table: "", nodeOptions: "" },
 ): Promise<Result> {
   logFd ??= openSync(resolve(tmpDir, "function-stdout.log"), "w");
-  const node = [process.execPath, child, JSON.stringify(task)];
+  // Node as Lambda's runtime starts it for this size: its heap limits and flags.
+  const node = [process.execPath, ...lambdaNodeArgs(sandbox.memoryMb), child, JSON.stringify(task)];
   // The shell joins the cgroup, then becomes Node: Node's startup already runs under the quota.
   const [command = "", ...args] = sandbox.group
     ? ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', sandbox.group, ...node]

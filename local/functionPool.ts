@@ -66,20 +66,37 @@ export interface PoolOptions {
 }
 
 /**
- * The V8 heap Lambda's Node.js runtime gives a function of `memorySize` MB. Its bootstrap
- * (/var/runtime/bootstrap in AWS's Node.js images, as published from a nodejs18.x image and, for
- * nodejs24.x, dev.to/wonderfulsoap's "Deep Dive into AWS Lambda (3)", 2026) starts node with
- * --max-old-space-size=M-M/10 and --max-semi-space-size=(M/10)/2 in whole MB, leaving the rest
- * for memory outside the heap. A worker takes no V8 flags but the same limits as
- * `resourceLimits`: its young generation is three semi-spaces (V8's two and the new large object
- * space), which gives the heap limit those flags give (the pool's tests compare them).
+ * The node command line Lambda's Node.js runtime starts a function of `memorySize` MB with. Its
+ * bootstrap (/var/runtime/bootstrap in AWS's Node.js images, as published from a nodejs18.x image
+ * and, for nodejs24.x, dev.to/wonderfulsoap's "Deep Dive into AWS Lambda (3)", 2026) runs node
+ * with --expose-gc, --max-http-header-size 81920, --max-semi-space-size=(M/10)/2 and
+ * --max-old-space-size=M-M/10 in whole MB, leaving the rest for memory outside the heap. The
+ * bench's measuring processes run under it (bench/sandbox.ts); the pool's containers as far as a
+ * worker can (`lambdaHeap`, `hostAsLambda`).
+ */
+function bootstrapHeap(memorySize: number): { oldSpaceMb: number; semiSpaceMb: number } {
+  const newSpace = Math.floor(memorySize / 10);
+  return { oldSpaceMb: memorySize - newSpace, semiSpaceMb: Math.floor(newSpace / 2) };
+}
+
+export function lambdaNodeArgs(memorySize: number): string[] {
+  const { oldSpaceMb, semiSpaceMb } = bootstrapHeap(memorySize);
+  return [
+    "--expose-gc",
+    "--max-http-header-size=81920",
+    `--max-semi-space-size=${String(semiSpaceMb)}`,
+    `--max-old-space-size=${String(oldSpaceMb)}`,
+  ];
+}
+
+/**
+ * That heap for a container: a worker takes no V8 flags but the same limits as `resourceLimits`.
+ * Its young generation is three semi-spaces (V8's two and the new large object space), which
+ * gives the heap limit the flags give (the pool's tests compare them).
  */
 export function lambdaHeap(memorySize: number): ResourceLimits {
-  const newSpace = Math.floor(memorySize / 10);
-  return {
-    maxOldGenerationSizeMb: memorySize - newSpace,
-    maxYoungGenerationSizeMb: 3 * Math.floor(newSpace / 2),
-  };
+  const { oldSpaceMb, semiSpaceMb } = bootstrapHeap(memorySize);
+  return { maxOldGenerationSizeMb: oldSpaceMb, maxYoungGenerationSizeMb: 3 * semiSpaceMb };
 }
 
 /**
@@ -90,7 +107,7 @@ function hostAsLambda(): void {
   // Lambda runs every container in UTC (TZ=:UTC, `definedEnv`); a thread's time zone is its
   // process's, whatever its env says.
   process.env.TZ = "UTC";
-  // The rest of the node command line that bootstrap runs: `--expose-gc` (global.gc), a V8 flag
+  // The rest of that node command line (`lambdaNodeArgs`): `--expose-gc` (global.gc), a V8 flag
   // a worker cannot take; set on the process, it holds in every isolate started after (not in the
   // server's own). Not `--max-http-header-size 81920`: a worker takes it only in an execArgv of
   // its own, which replaces the inherited one and refuses the V8 flags a server may be started

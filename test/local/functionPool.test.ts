@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FunctionPool } from "../../local/functionPool.ts";
+import { FunctionPool, lambdaNodeArgs } from "../../local/functionPool.ts";
 import type { Outcome, PoolOptions } from "../../local/functionPool.ts";
 import { gatewayTo } from "../../local/gateway.ts";
 import { createFront } from "../../local/httpFront.ts";
@@ -290,6 +290,15 @@ describe("a handler that ends its runtime (process.exit) fails as Lambda reports
 });
 
 describe("MemorySize bounds a container's memory: its heap, and what lies outside it (Buffers)", () => {
+  it("the bench's processes get node's command line from Lambda's bootstrap (256 MB)", () => {
+    expect(lambdaNodeArgs(256)).toEqual([
+      "--expose-gc",
+      "--max-http-header-size=81920",
+      "--max-semi-space-size=12",
+      "--max-old-space-size=231",
+    ]);
+  });
+
   it.each([128, 256, 1024])(
     "at %i MB the heap's limit is the one Lambda's Node.js bootstrap sets (old space nine tenths of it, each semi-space a twentieth)",
     async (memorySize) => {
