@@ -18,7 +18,7 @@ import type { ResourceLimits } from "node:worker_threads";
 import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import type { ContainerSetup, FromWorker, FunctionError, WorkerSetup } from "./functionProtocol.ts";
-import { serializeError } from "./functionProtocol.ts";
+import { memoryMbOf, serializeError } from "./functionProtocol.ts";
 import { localRegion } from "./embeddedDynamo.ts";
 import type { Report } from "./lambdaLines.ts";
 import { endLines, initLines, platformErrorType, startLine } from "./lambdaLines.ts";
@@ -114,6 +114,14 @@ function hostAsLambda(): void {
   // with (ERR_WORKER_INVALID_EXEC_ARGV), so a function's http.maxHeaderSize stays 16 KB here.
   setFlagsFromString("--expose-gc");
 }
+
+/**
+ * How often a running invocation's memory is read against MemorySize (`Container.run`): a peak
+ * shorter than this can go unseen. A read is a message to the container's thread.
+ */
+const memoryCheckMs = 25;
+/** A read of a container's memory that its end cut short: the end says what happened. */
+const ignoreEnded = (): undefined => undefined;
 
 /** An invocation's end as its container tells it, with the heap it had then. */
 type Settled = Ended & { readonly memoryMb?: number };
@@ -249,9 +257,10 @@ class Container {
           default:
             if (message.type === "error" && message.exits) this.dead = true;
             this.#settle(
-              message.type === "result"
-                ? { ok: true, ...message }
-                : { ok: false, failure: "error", ...message },
+              this.#overMemory(message.memoryMb) ??
+                (message.type === "result"
+                  ? { ok: true, ...message }
+                  : { ok: false, failure: "error", ...message }),
             );
         }
       });
@@ -311,11 +320,23 @@ class Container {
         });
         void this.stop();
       }, timeoutMs);
-      this.#pending = (settled) => {
+      // Lambda bounds the process's memory at every moment; V8's limits (`lambdaHeap`) bound the
+      // heap only. So while it runs, the container's memory, heap and outside it (Buffers), is
+      // read every `memoryCheckMs` (a busy thread answers too) and once more as it answers.
+      const watch = setInterval(() => {
+        this.#worker.getHeapStatistics().then((heap) => {
+          if (this.#pending !== pending) return;
+          const over = this.#overMemory(memoryMbOf(heap));
+          if (over) this.#settle(over);
+        }, ignoreEnded);
+      }, memoryCheckMs);
+      const pending = (settled: Settled): void => {
         clearTimeout(timer);
+        clearInterval(watch);
         if (settled.memoryMb) this.maxMemoryMb = Math.max(this.maxMemoryMb, settled.memoryMb);
-        done(this.#overMemory(settled) ?? settled);
+        done(settled);
       };
+      this.#pending = pending;
       // Thaws the container (frozen since its last answer: local/functionWorker.ts), then sends.
       Atomics.add(this.#sent, 0, 1);
       Atomics.notify(this.#sent, 0);
@@ -324,21 +345,19 @@ class Container {
   }
 
   /**
-   * Lambda bounds the whole process by MemorySize; V8's heap limit (above) bounds the heap only.
-   * Memory outside it (Buffers, typed arrays: V8's external memory) is checked as the invocation
-   * ends: over MemorySize, the invocation fails as Lambda's would and the container ends. A peak
-   * freed before the end goes unseen.
+   * Memory over MemorySize (`run` reads it): the invocation fails as Lambda's would, with
+   * Runtime.OutOfMemory, and the container ends.
    */
-  #overMemory(settled: Settled): Settled | undefined {
-    if (settled.memoryMb === undefined || settled.memoryMb <= this.#memorySize) return undefined;
+  #overMemory(memoryMb: number | undefined): Settled | undefined {
+    if (memoryMb === undefined || memoryMb <= this.#memorySize) return undefined;
     this.dead = true;
     void this.stop();
-    const message = `Runtime exited with error: ${settled.memoryMb} MB in use, over MemorySize (${this.#memorySize} MB)`;
+    const message = `Runtime exited with error: ${String(memoryMb)} MB in use, over MemorySize (${String(this.#memorySize)} MB)`;
     return {
       ok: false,
       failure: "out-of-memory",
       error: { name: "Runtime.OutOfMemory", message, stack: "" },
-      memoryMb: settled.memoryMb,
+      memoryMb,
     };
   }
 

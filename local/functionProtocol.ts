@@ -43,3 +43,15 @@ export function serializeError(error: unknown): FunctionError {
   const thrown = error instanceof Error ? error : new Error(String(error));
   return { name: thrown.name, message: thrown.message, stack: thrown.stack ?? "" };
 }
+
+/**
+ * A container's memory in MB as REPORT's Max Memory Used and the MemorySize bound read it: its
+ * isolate's heap and the memory outside it (Buffers, typed arrays), from v8's heap statistics,
+ * whether the container reads its own or the pool reads it from outside (Worker.getHeapStatistics).
+ */
+export function memoryMbOf(heap: {
+  readonly total_heap_size: number;
+  readonly external_memory: number;
+}): number {
+  return Math.ceil((heap.total_heap_size + heap.external_memory) / 2 ** 20);
+}

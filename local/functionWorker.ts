@@ -15,7 +15,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Handler } from "aws-lambda";
 import { lambdaContext } from "./apiGateway.ts";
 import type { ContainerSetup, FromWorker, FunctionError, ToWorker } from "./functionProtocol.ts";
-import { serializeError } from "./functionProtocol.ts";
+import { memoryMbOf, serializeError } from "./functionProtocol.ts";
 
 const port = parentPort;
 if (!port) throw new Error("local/functionWorker.ts runs only as a worker thread");
@@ -216,10 +216,9 @@ if (handler)
     Atomics.wait(sent, 0, received);
   });
 
-/** This isolate's heap, for REPORT's Max Memory Used (the host's RSS is every container's). */
+/** This isolate's memory, for REPORT's Max Memory Used (the host's RSS is every container's). */
 function memoryMb(): number {
-  const heap = getHeapStatistics();
-  return Math.ceil((heap.total_heap_size + heap.external_memory) / 2 ** 20);
+  return memoryMbOf(getHeapStatistics());
 }
 
 async function invoke({ requestId, event }: ToWorker): Promise<void> {

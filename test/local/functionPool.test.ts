@@ -321,6 +321,11 @@ describe("MemorySize bounds a container's memory: its heap, and what lies outsid
   it.each([
     ["its heap", { allocateMb: 512 }, { allocateMb: 8 }],
     ["Buffers, checked as the invocation ends", { bufferMb: 96 }, { bufferMb: 8 }],
+    [
+      "a peak of Buffers freed before the answer, read while it runs",
+      { peakBufferMb: 96 },
+      { peakBufferMb: 8 },
+    ],
   ])(
     "%s past it fails with Runtime.OutOfMemory; the next runs in a fresh container",
     async (_what, over, under) => {

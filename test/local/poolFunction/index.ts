@@ -13,6 +13,8 @@ interface Ask {
   readonly allocateMb?: number;
   /** The same outside the heap: Buffers, which V8's heap limit does not bound. */
   readonly bufferMb?: number;
+  /** Buffers of this many MiB held for 200 ms, then collected (gc) before it answers: a peak. */
+  readonly peakBufferMb?: number;
   /** Ends the runtime with this exit code (process.exit), as a careless handler may. */
   readonly exitCode?: number;
   /** Writes with console at every level, and a line of its own to stdout. */
@@ -125,6 +127,12 @@ export async function handler(
     for (let mb = 0; mb < (ask.allocateMb ?? 0); mb++)
       kept.push(new Array<number>(131_072).fill(mb + 0.5));
     for (let mb = 0; mb < (ask.bufferMb ?? 0); mb++) kept.push(Buffer.alloc(2 ** 20, mb));
+    if (ask.peakBufferMb !== undefined) {
+      await holdBuffers(ask.peakBufferMb, 200);
+      // Two full collections: V8 frees a Buffer's memory at the one after the one that finds it dead.
+      globalThis.gc?.();
+      globalThis.gc?.();
+    }
     const holdMs = ask.holdMs ?? Number(ask.queryStringParameters?.holdMs ?? 0);
     await new Promise((done) => setTimeout(done, holdMs));
     // Rejected from a microtask queued as it returns: after the runtime has its answer.
@@ -144,4 +152,11 @@ export async function handler(
   } finally {
     running -= 1;
   }
+}
+
+/** Holds `mb` MiB of Buffers for `ms`; they are garbage once it returns. */
+async function holdBuffers(mb: number, ms: number): Promise<number> {
+  const held = Array.from({ length: mb }, (_, index) => Buffer.alloc(2 ** 20, index));
+  await new Promise((done) => setTimeout(done, ms));
+  return held.length;
 }
