@@ -100,19 +100,26 @@ export function lambdaHeap(memorySize: number): ResourceLimits {
 }
 
 /**
- * Makes this process a host of Lambda containers: what a container takes from its process, not
- * from its own settings, set as Lambda sets it, for the containers started from now on.
+ * The rest of that node command line (`lambdaNodeArgs`), for the containers started from now on:
+ * `--expose-gc` (global.gc), a V8 flag a worker cannot take; set on the process, it holds in
+ * every isolate started after (not in the server's own). Not `--max-http-header-size 81920`: a
+ * worker takes it only in an execArgv of its own, which replaces the inherited one and refuses the
+ * V8 flags a server may be started with (ERR_WORKER_INVALID_EXEC_ARGV), so a function's
+ * http.maxHeaderSize stays 16 KB here.
  */
 function hostAsLambda(): void {
-  // Lambda runs every container in UTC (TZ=:UTC, `definedEnv`); a thread's time zone is its
-  // process's, whatever its env says.
-  process.env.TZ = "UTC";
-  // The rest of that node command line (`lambdaNodeArgs`): `--expose-gc` (global.gc), a V8 flag
-  // a worker cannot take; set on the process, it holds in every isolate started after (not in the
-  // server's own). Not `--max-http-header-size 81920`: a worker takes it only in an execArgv of
-  // its own, which replaces the inherited one and refuses the V8 flags a server may be started
-  // with (ERR_WORKER_INVALID_EXEC_ARGV), so a function's http.maxHeaderSize stays 16 KB here.
   setFlagsFromString("--expose-gc");
+}
+
+/**
+ * For a process that exists to host containers (npm start, npm run dev, npm run invoke): Lambda
+ * runs every container in UTC (TZ=:UTC, `definedEnv`), and a thread's time zone is its process's,
+ * whatever its env says, so that process runs in UTC too, for the containers started after. The
+ * pool and the server never call it: embedded in another process (the tests), they leave its
+ * environment as it was (test/local/startup.test.ts).
+ */
+export function hostInLambdaTimeZone(): void {
+  process.env.TZ = "UTC";
 }
 
 /**
@@ -157,7 +164,7 @@ function definedEnv(
     AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
     LAMBDA_TASK_ROOT: spec.codeDir,
     _HANDLER: `${parse(spec.handlerFile).name}.${spec.handlerExport}`,
-    // The variable only: a worker keeps the process's time zone (docs/local.md).
+    // The variable only: a worker has its process's time zone (`hostInLambdaTimeZone`).
     TZ: ":UTC",
     AWS_REGION: region,
     AWS_DEFAULT_REGION: env.AWS_DEFAULT_REGION ?? region,

@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../lib/repositories/categories.ts";
-import { FunctionPool } from "../local/functionPool.ts";
+import { FunctionPool, hostInLambdaTimeZone } from "../local/functionPool.ts";
 import type { FunctionError } from "../local/functionProtocol.ts";
 import { ensureTable, localClient } from "../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
@@ -147,6 +147,7 @@ async function invoke(
   endpoint: string,
   warm: number,
 ): Promise<Outcome> {
+  hostInLambdaTimeZone();
   const env = { ...process.env, ...localFunctionEnv(endpoint, localTableName) };
   const pool = new FunctionPool(spec, env as Record<string, string>, { lambdaLines: true, warm });
   try {

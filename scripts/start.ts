@@ -22,6 +22,7 @@ import { parseParameterOverrides, projectRoot, TemplateParameterError } from "..
 import type { LocalServer, LocalServerOptions } from "../local/server.ts";
 import { LocalStartError, startLocalServer } from "../local/server.ts";
 import { StoreLockedError } from "../local/storeLock.ts";
+import { hostInLambdaTimeZone } from "../local/functionPool.ts";
 import { logFormatOf } from "../local/requestLines.ts";
 import { storeEndpointOf, StoreUnreachableError } from "../local/storeCheck.ts";
 import { buildOrExit } from "./build.ts";
@@ -197,6 +198,7 @@ function orRefuse<T>(read: () => T): T {
 
 /** Starts the server as `npm start` does, or prints one line and exits. */
 export async function startFromCommandLine(options: StartSettings): Promise<LocalServer> {
+  hostInLambdaTimeZone();
   try {
     return await startLocalServer(options);
   } catch (error) {

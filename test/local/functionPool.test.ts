@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FunctionPool, lambdaNodeArgs } from "../../local/functionPool.ts";
+import { FunctionPool, hostInLambdaTimeZone, lambdaNodeArgs } from "../../local/functionPool.ts";
 import type { Outcome, PoolOptions } from "../../local/functionPool.ts";
 import { gatewayTo } from "../../local/gateway.ts";
 import { createFront } from "../../local/httpFront.ts";
@@ -174,11 +174,12 @@ describe("a container has the environment Lambda defines, and a context that agr
     expect(second?.context.logStreamName).not.toBe(first?.context.logStreamName);
   });
 
-  it("runs in UTC, as Lambda does, whatever zone the shell that started the server is in", async () => {
+  it("runs in UTC, as Lambda does, in a process that hosts containers, whatever the shell's zone", async () => {
     const shell = process.env.TZ;
     process.env.TZ = "America/New_York";
     try {
       expect(new Date(0).getTimezoneOffset()).toBe(300);
+      hostInLambdaTimeZone();
       const { pool } = poolOf();
       expect(seen(await pool.invoke({})).timeZone).toBe("UTC");
     } finally {
