@@ -70,9 +70,10 @@ export interface PoolOptions {
  * bootstrap (/var/runtime/bootstrap in AWS's Node.js images, as published from a nodejs18.x image
  * and, for nodejs24.x, dev.to/wonderfulsoap's "Deep Dive into AWS Lambda (3)", 2026) runs node
  * with --expose-gc, --max-http-header-size 81920, --max-semi-space-size=(M/10)/2 and
- * --max-old-space-size=M-M/10 in whole MB, leaving the rest for memory outside the heap. The
- * bench's measuring processes run under it (bench/sandbox.ts); the pool's containers as far as a
- * worker can (`lambdaHeap`, `hostAsLambda`).
+ * --max-old-space-size=M-M/10 in whole MB, leaving the rest for memory outside the heap (the
+ * nodejs24.x bootstrap leaves both sizes to V8 when the function's NODE_OPTIONS sets either: the
+ * template sets no NODE_OPTIONS). The bench's measuring processes run under it
+ * (bench/sandbox.ts); the pool's containers as far as a worker can (`lambdaHeap`, `hostAsLambda`).
  */
 function bootstrapHeap(memorySize: number): { oldSpaceMb: number; semiSpaceMb: number } {
   const newSpace = Math.floor(memorySize / 10);
@@ -102,10 +103,12 @@ export function lambdaHeap(memorySize: number): ResourceLimits {
 /**
  * The rest of that node command line (`lambdaNodeArgs`), for the containers started from now on:
  * `--expose-gc` (global.gc), a V8 flag a worker cannot take; set on the process, it holds in
- * every isolate started after (not in the server's own). Not `--max-http-header-size 81920`: a
- * worker takes it only in an execArgv of its own, which replaces the inherited one and refuses the
- * V8 flags a server may be started with (ERR_WORKER_INVALID_EXEC_ARGV), so a function's
- * http.maxHeaderSize stays 16 KB here.
+ * every context created after it (the workers', and any vm context), not in the server's own
+ * main context. Not `--max-http-header-size 81920`, by choice: a worker takes it only in an
+ * execArgv of its own, which replaces the inherited one and would have to leave out the V8 flags
+ * the server was started with (ERR_WORKER_INVALID_EXEC_ARGV otherwise); for a limit on the
+ * response headers of a function's own outgoing calls, not worth that. A function's
+ * http.maxHeaderSize is 16 KB here.
  */
 function hostAsLambda(): void {
   setFlagsFromString("--expose-gc");
@@ -333,7 +336,10 @@ class Container {
       const watch = setInterval(() => {
         this.#worker.getHeapStatistics().then((heap) => {
           if (this.#pending !== pending) return;
-          const over = this.#overMemory(memoryMbOf(heap));
+          const memoryMb = memoryMbOf(heap);
+          // REPORT's Max Memory Used is the peak, a peak freed before the answer included.
+          this.maxMemoryMb = Math.max(this.maxMemoryMb, memoryMb);
+          const over = this.#overMemory(memoryMb);
           if (over) this.#settle(over);
         }, ignoreEnded);
       }, memoryCheckMs);

@@ -25,8 +25,11 @@ import { banner, readStart, startFromCommandLine, stopOnSignals } from "./start.
 // The command line first: --help and a mistake end here, before anything is built or watched.
 const settings = readStart("dev", process.argv.slice(2));
 
-/** The shell's time zone, for the rebuild lines' clock: the server itself runs in Lambda's UTC. */
-const shellTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+/**
+ * The rebuild lines' clock, in the shell's time zone: made before the server takes Lambda's UTC
+ * (a formatter keeps the zone it was made in; naming the zone would fail on TZ= left empty).
+ */
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
 
 /** Saves that arrive within this long of each other are one change (an editor's temp file and rename). */
 const settleMs = 100;
@@ -85,7 +88,7 @@ async function onChange(): Promise<void> {
   running = true;
   try {
     const { failed, errors } = await rebuildAll();
-    const time = new Date().toLocaleTimeString(undefined, { timeZone: shellTimeZone });
+    const time = clock.format(new Date());
     if (failed.length > 0) {
       await printErrors(errors);
       process.stderr.write(

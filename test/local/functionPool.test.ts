@@ -291,6 +291,13 @@ describe("a handler that ends its runtime (process.exit) fails as Lambda reports
 });
 
 describe("MemorySize bounds a container's memory: its heap, and what lies outside it (Buffers)", () => {
+  it("REPORT's Max Memory Used is the peak read while it ran, one freed before the answer too", async () => {
+    const { pool } = poolOf({ memorySize: 256 });
+    const outcome = await pool.invoke({ peakBufferMb: 100 });
+    expect(outcome.ok).toBe(true);
+    expect(outcome.report?.maxMemoryMb).toBeGreaterThanOrEqual(100);
+  });
+
   it("the bench's processes get node's command line from Lambda's bootstrap (256 MB)", () => {
     expect(lambdaNodeArgs(256)).toEqual([
       "--expose-gc",
