@@ -13,7 +13,10 @@ interface Ask {
   readonly allocateMb?: number;
   /** The same outside the heap: Buffers, which V8's heap limit does not bound. */
   readonly bufferMb?: number;
-  /** Buffers of this many MiB held for 200 ms, then collected (gc) before it answers: a peak. */
+  /**
+   * Buffers of this many MiB held for 1 s (long enough for the pool's reads on a busy machine),
+   * then collected (gc) before it answers: a peak.
+   */
   readonly peakBufferMb?: number;
   /** Ends the runtime with this exit code (process.exit), as a careless handler may. */
   readonly exitCode?: number;
@@ -128,7 +131,7 @@ export async function handler(
       kept.push(new Array<number>(131_072).fill(mb + 0.5));
     for (let mb = 0; mb < (ask.bufferMb ?? 0); mb++) kept.push(Buffer.alloc(2 ** 20, mb));
     if (ask.peakBufferMb !== undefined) {
-      await holdBuffers(ask.peakBufferMb, 200);
+      await holdBuffers(ask.peakBufferMb, 1000);
       // Two full collections: V8 frees a Buffer's memory at the one after the one that finds it dead.
       globalThis.gc?.();
       globalThis.gc?.();
