@@ -449,8 +449,6 @@ export class FunctionPool {
   readonly #containers = new Set<Container>();
   /** The idle containers, the one used last at the end. */
   #idle: Container[] = [];
-  /** Containers that have answered and not yet asked for their next invocation. */
-  #finishing = 0;
   readonly #waiting: ((container: Container | undefined) => void)[] = [];
   #started = 0;
   #generation = 0;
@@ -544,14 +542,8 @@ export class FunctionPool {
           .map((line) => `${line}\n`)
           .join(""),
       );
-    // The caller has its answer now: Lambda sends it as the runtime posts it, and the runtime asks
-    // for its next invocation (/next) only after that, once its turn is over. The container takes
-    // another invocation only once it has asked; work it does after its answer delays no caller.
-    this.#finishing += 1;
-    void container.asksForNext(this.spec.timeoutSeconds * 1000 - report.durationMs).then(() => {
-      this.#finishing -= 1;
-      this.#release(container);
-    });
+    await container.asksForNext(this.spec.timeoutSeconds * 1000 - report.durationMs);
+    this.#release(container);
     return settled.ok
       ? { ok: true, result: settled.result, report }
       : { ok: false, failure: settled.failure, error: settled.error, report };
@@ -620,10 +612,6 @@ export class FunctionPool {
     const idle = this.#idle.pop();
     clearTimeout(idle?.reaper);
     if (idle) return Promise.resolve(idle);
-    // One that has answered asks for its next invocation within a turn of its loop, as a rule:
-    // it takes this one, not a cold start (nor a throttle), one invocation waiting per such.
-    if (this.#waiting.length < this.#finishing)
-      return new Promise((handed) => this.#waiting.push(handed));
     if (this.size < this.concurrency) return Promise.resolve(this.#start());
     if (this.#options.overflow !== "queue") return undefined;
     return new Promise((handed) => this.#waiting.push(handed));

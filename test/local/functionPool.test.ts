@@ -65,8 +65,6 @@ interface Seen {
   readonly invocations: number;
   /** When the timer an earlier invocation left running ran (0: not yet). */
   readonly laterRanAt: number;
-  /** When the work an earlier invocation did after its answer ended (0: none). */
-  readonly busyEndedAt: number;
   /** What Lambda defines in the container's environment, and the context it was handed. */
   readonly env: Record<string, string | undefined>;
   readonly context: Record<string, string>;
@@ -289,19 +287,6 @@ describe("a handler that ends its runtime (process.exit) fails as Lambda reports
     const next = await pool.invoke({});
     expect(seen(next).invocations).toBe(1);
     expect(next.report?.containerId).toBe(2);
-  });
-});
-
-describe("the caller has its answer as the function answers, as in Lambda", () => {
-  it("work after the answer delays no caller; the next invocation waits for that container, warm", async () => {
-    const { pool } = poolOf();
-    seen(await pool.invoke({ busyAfterMs: 1500 }));
-    const answeredAt = Date.now();
-    const next = await pool.invoke({});
-    // Answered before its work after the answer ended; the next ran in the same container after it.
-    expect(answeredAt).toBeLessThan(seen(next).busyEndedAt);
-    expect(next.report).toMatchObject({ containerId: 1, initMs: undefined });
-    expect(pool.coldStarts).toBe(1);
   });
 });
 

@@ -24,8 +24,6 @@ interface Ask {
   readonly log?: boolean;
   /** Throws an Error with this message. */
   readonly throwMessage?: string;
-  /** Keeps its thread busy this long once it has answered (before the runtime asks for the next). */
-  readonly busyAfterMs?: number;
   /** Leaves a 50 ms timer running past its answer (work Lambda freezes until the next invocation). */
   readonly later?: boolean;
   /** Leaves a promise rejected and unhandled (Lambda's runtime exits on one): while it runs, or past its answer. */
@@ -42,8 +40,6 @@ let invocations = 0;
 const kept: unknown[] = [];
 /** When the timer an invocation (`later`) or the init left running ran (epoch ms; 0: not yet). */
 let laterRanAt = 0;
-/** When the work an invocation did after its answer (`busyAfterMs`) ended (epoch ms; 0: none). */
-let busyEndedAt = 0;
 
 // Its init, as the pool's tests ask for it through the container's environment: a line of
 // output, a timer left running, a slow init, an exit, a promise left rejected, or an error (the
@@ -104,7 +100,6 @@ export async function handler(
   running: number;
   invocations: number;
   laterRanAt: number;
-  busyEndedAt: number;
   env: object;
   context: object;
   heapLimit: number;
@@ -143,15 +138,6 @@ export async function handler(
     }
     const holdMs = ask.holdMs ?? Number(ask.queryStringParameters?.holdMs ?? 0);
     await new Promise((done) => setTimeout(done, holdMs));
-    // An immediate set as it returns runs once the runtime has sent the answer, before it asks
-    // for the next.
-    const busyMs = ask.busyAfterMs;
-    if (busyMs !== undefined)
-      setImmediate(() => {
-        const until = Date.now() + busyMs;
-        while (Date.now() < until);
-        busyEndedAt = Date.now();
-      });
     // Rejected from a microtask queued as it returns: after the runtime has its answer.
     if (ask.reject === "after")
       void Promise.resolve().then(() => Promise.reject(new Error("late rejection")));
@@ -160,7 +146,6 @@ export async function handler(
       running: Math.max(seen, running),
       invocations,
       laterRanAt,
-      busyEndedAt,
       env: Object.fromEntries(defined.map((name) => [name, process.env[name]])),
       context: { functionName, functionVersion, memoryLimitInMB, logGroupName, logStreamName },
       heapLimit: getHeapStatistics().heap_size_limit,
