@@ -21,7 +21,14 @@ import type { ContainerSetup, FromWorker, FunctionError, WorkerSetup } from "./f
 import { memoryMbOf, serializeError } from "./functionProtocol.ts";
 import { localRegion } from "./embeddedDynamo.ts";
 import type { Report } from "./lambdaLines.ts";
-import { endLines, initLines, platformErrorType, startLine } from "./lambdaLines.ts";
+import {
+  endLines,
+  initLines,
+  platformErrorType,
+  startLine,
+  timedOut,
+  timedOutName,
+} from "./lambdaLines.ts";
 import type { FunctionSpec } from "./template.ts";
 
 /** A function's concurrency when the template reserves none (Lambda's is the account's 1,000). */
@@ -63,6 +70,18 @@ export interface PoolOptions {
   readonly idleMs?: number | undefined;
   /** Containers kept ready: started by `warm()`, never reaped below. */
   readonly warm?: number | undefined;
+  /** How long an init may run before it is cut (default Lambda's: `lambdaInitLimitMs`). */
+  readonly initLimitMs?: number | undefined;
+}
+
+/**
+ * Lambda's bound on a container's init phase (docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html,
+ * "Init phase"): 10 s on demand; with provisioned concurrency, the greater of 130 s and the
+ * function's Timeout. An init cut there is run again within the next invocation, bounded then by
+ * the function's Timeout, which counts its time (`FunctionPool.invoke`).
+ */
+export function lambdaInitLimitMs(type: InitializationType, timeoutSeconds: number): number {
+  return type === "on-demand" ? 10_000 : Math.max(130, timeoutSeconds) * 1000;
 }
 
 /**
@@ -222,6 +241,7 @@ class Container {
     setup: WorkerSetup,
     env: Readonly<Record<string, string>>,
     output: FunctionOutput,
+    initLimitMs: number,
     ended: () => void,
   ) {
     this.id = id;
@@ -241,14 +261,25 @@ class Container {
       resourceLimits: lambdaHeap(setup.memorySize),
     });
     this.initialised = new Promise((ready) => {
+      // Past its bound the init is over, timed out, and its thread ends.
+      const initLimit = setTimeout(() => {
+        if (loaded) return;
+        loaded = true;
+        this.initMs = performance.now() - started;
+        this.initFailed = true;
+        ready(timedOut(initLimitMs));
+        void this.stop();
+      }, initLimitMs);
       this.#worker.on("message", (message: FromWorker) => {
         switch (message.type) {
           case "ready":
+            clearTimeout(initLimit);
             loaded = true;
             this.initMs = performance.now() - started;
             ready(undefined);
             break;
           case "init-error":
+            clearTimeout(initLimit);
             loaded = true;
             this.initFailed = true;
             this.initMs = performance.now() - started;
@@ -276,6 +307,7 @@ class Container {
       });
       // An uncaught error, the heap limit or an exit ends the container and what it is running.
       const end = (error: unknown): void => {
+        clearTimeout(initLimit);
         this.dead = true;
         // Ended during its init (an exit or a crash while loading): the init lasted until now.
         if (!loaded) {
@@ -317,19 +349,17 @@ class Container {
     });
   }
 
-  /** Runs one invocation; past `timeoutMs` it fails (Sandbox.Timedout) and the container ends. */
-  run(requestId: string, event: unknown, timeoutMs: number): Promise<Settled> {
+  /**
+   * Runs one invocation; past `timeoutMs` (`spentMs` of it already spent, on an init run again)
+   * it fails (Sandbox.Timedout) and the container ends.
+   */
+  run(requestId: string, event: unknown, timeoutMs: number, spentMs: number): Promise<Settled> {
     this.#requestId = requestId;
     return new Promise((done) => {
       const timer = setTimeout(() => {
-        const message = `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`;
-        this.#settle({
-          ok: false,
-          failure: "timeout",
-          error: { name: "Sandbox.Timedout", message, stack: "" },
-        });
+        this.#settle({ ok: false, failure: "timeout", error: timedOut(timeoutMs) });
         void this.stop();
-      }, timeoutMs);
+      }, timeoutMs - spentMs);
       // Lambda bounds the process's memory at every moment; V8's limits (`lambdaHeap`) bound the
       // heap only. So while it runs, the container's memory, heap and outside it (Buffers), is
       // read every `memoryCheckMs` (a busy thread answers too) and once more as it answers.
@@ -507,10 +537,11 @@ export class FunctionPool {
     // Lambda runs a failed init again within the invocation, in the same environment (a
     // "suppressed init", Phase: invoke): its time counts in the invocation's Duration, and
     // REPORT has no Init Duration. Here a fresh thread in the failed container's place (its
-    // number and environment); not once the pool is closed.
+    // number and environment), its init bounded by the Timeout; not once the pool is closed.
+    const timeoutMs = this.spec.timeoutSeconds * 1000;
     if (initError !== undefined && !this.#closed) {
       const failed = container;
-      container = this.#start(failed.initializationType, failed.id, failed.env);
+      container = this.#start(failed.initializationType, failed.id, failed.env, timeoutMs);
       this.#forget(failed);
       initError = await container.initialised;
       container.reportInit(this.#initLines(container, initError, "invoke"));
@@ -519,8 +550,14 @@ export class FunctionPool {
     if (lines) this.#output.stdout(`${startLine(this.spec.logFormat, requestId)}\n`);
     // A cold start the server's stop cut short is the stop's, not the function's.
     const settled: Settled = initError
-      ? { ok: false, failure: "error", error: this.#closed ? stopped(requestId) : initError }
-      : await container.run(requestId, event, this.spec.timeoutSeconds * 1000);
+      ? this.#closed
+        ? { ok: false, failure: "error", error: stopped(requestId) }
+        : {
+            ok: false,
+            failure: initError.name === timedOutName ? "timeout" : "error",
+            error: initError,
+          }
+      : await container.run(requestId, event, timeoutMs, performance.now() - started);
     const report: Report = {
       requestId,
       containerId: container.id,
@@ -531,7 +568,7 @@ export class FunctionPool {
       // A failed init is reported with the scrubbed type its INIT_REPORT gave it.
       errorType: settled.ok
         ? undefined
-        : initError
+        : initError && settled.failure !== "timeout"
           ? platformErrorType(settled.error.name)
           : settled.error.name,
     };
@@ -542,7 +579,7 @@ export class FunctionPool {
           .map((line) => `${line}\n`)
           .join(""),
       );
-    await container.asksForNext(this.spec.timeoutSeconds * 1000 - report.durationMs);
+    await container.asksForNext(timeoutMs - report.durationMs);
     this.#release(container);
     return settled.ok
       ? { ok: true, result: settled.result, report }
@@ -624,6 +661,7 @@ export class FunctionPool {
       ...this.#env,
       ...definedEnv(this.spec, this.#env, type),
     },
+    initLimitMs = this.#options.initLimitMs ?? lambdaInitLimitMs(type, this.spec.timeoutSeconds),
   ): Container {
     const container: Container = new Container(
       id,
@@ -632,6 +670,7 @@ export class FunctionPool {
       this.#setup,
       env,
       this.#output,
+      initLimitMs,
       () => {
         this.#forget(container);
       },

@@ -22,6 +22,16 @@ export interface Report {
 
 type Format = FunctionSpec["logFormat"];
 
+/**
+ * A phase that ran past its bound, in Lambda's words: the invocation's Timeout ("Task timed out
+ * after 3.00 seconds"), or an init's (its INIT_REPORT then says `Status: timeout`).
+ */
+export const timedOutName = "Sandbox.Timedout";
+export function timedOut(ms: number): FunctionError {
+  const message = `Task timed out after ${(ms / 1000).toFixed(2)} seconds`;
+  return { name: timedOutName, message, stack: "" };
+}
+
 export function startLine(format: Format, requestId: string): string {
   if (format === "Text") return `START RequestId: ${requestId} Version: $LATEST`;
   return record("platform.start", { requestId, version: "$LATEST" });
@@ -47,6 +57,12 @@ export function platformErrorType(name: string): string {
  * when a provisioned-concurrency init succeeded, nothing when an on-demand one did (its first
  * REPORT carries the Init Duration). A failed on-demand init is run again within the invocation
  * (`phase` "invoke", a "suppressed init"): no INIT_START, and its INIT_REPORT says `Phase: invoke`.
+ * An init past its bound (`timedOut`) reports `Status: timeout` with no error type in its own
+ * phase; run again within an invocation and cut by its Timeout, `Status: error⇥Error Type:
+ * Runtime.Unknown`, as a published capture shows (2024, a function with a 45 s Timeout:
+ * `INIT_REPORT Init Duration: 10337.01 ms⇥Phase: init⇥Status: timeout`, then `INIT_REPORT Init
+ * Duration: 45045.69 ms⇥Phase: invoke⇥Status: error⇥Error Type: Runtime.Unknown`, START, `Task
+ * timed out after 45.05 seconds`).
  * Text: `INIT_START Runtime Version: …⇥Runtime Version ARN: …`
  * (docs.aws.amazon.com/lambda/latest/dg/runtime-management-identify.html),
  * `INIT_REPORT Init Duration: … ms⇥Phase: init⇥Status: error⇥Error Type: Runtime.Unknown`; JSON
@@ -62,12 +78,15 @@ export function initLines(
   // Locally there is no managed runtime version: the template's runtime, marked local.
   const runtimeVersion = `${spec.runtime.replace(/^nodejs(\d+)\.x$/, "nodejs:$1")}.local`;
   const runtimeVersionArn = "arn:aws:lambda:local::runtime:local";
-  const status = error ? "error" : "success";
-  const errorType = error && platformErrorType(error.name);
+  const timeout = error?.name === timedOutName && phase === "init";
+  const status = timeout ? "timeout" : error ? "error" : "success";
+  const errorType = error && !timeout ? platformErrorType(error.name) : undefined;
   const report = error !== undefined || initializationType === "provisioned-concurrency";
   if (spec.logFormat === "Text") {
     const duration = `INIT_REPORT Init Duration: ${initMs.toFixed(2)} ms`;
-    const failed = `${duration}\tPhase: ${phase}\tStatus: ${status}\tError Type: ${String(errorType)}`;
+    const failed = [duration, `Phase: ${phase}`, `Status: ${status}`]
+      .concat(errorType ? [`Error Type: ${errorType}`] : [])
+      .join("\t");
     return [
       phase === "init"
         ? [

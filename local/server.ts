@@ -14,6 +14,7 @@ import { localFunctionEnv } from "./functionEnv.ts";
 import { gatewayTo } from "./gateway.ts";
 import type { Handled } from "./gateway.ts";
 import { createFront } from "./httpFront.ts";
+import { timedOutName } from "./lambdaLines.ts";
 import type { LocalKey } from "./localKeys.ts";
 import {
   localTableName,
@@ -177,9 +178,11 @@ async function assertInitialised(pools: readonly FunctionPool[]): Promise<void> 
   for (const pool of pools) {
     const error = await pool.warm();
     if (error) {
-      throw new LocalStartError(
-        `${pool.spec.name} failed to start: ${error.message} (run npm run build?)`,
-      );
+      const why =
+        error.name === timedOutName
+          ? `its init ran past Lambda's limit for it (${error.message})`
+          : `${error.message} (run npm run build?)`;
+      throw new LocalStartError(`${pool.spec.name} failed to start: ${why}`);
     }
   }
 }

@@ -10,7 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FunctionPool, hostInLambdaTimeZone, lambdaNodeArgs } from "../../local/functionPool.ts";
+import {
+  FunctionPool,
+  hostInLambdaTimeZone,
+  lambdaInitLimitMs,
+  lambdaNodeArgs,
+} from "../../local/functionPool.ts";
 import type { Outcome, PoolOptions } from "../../local/functionPool.ts";
 import { gatewayTo } from "../../local/gateway.ts";
 import { createFront } from "../../local/httpFront.ts";
@@ -572,6 +577,105 @@ describe("a container's init in Lambda's lines: INIT_START, its output; a failed
       phase: "init",
       status: "error",
       errorType: "Runtime.Unknown",
+      metrics: { durationMs: expect.any(Number) as number },
+    });
+  });
+});
+
+describe("an init is bounded as Lambda bounds it: 10 s on demand, then run again within the Timeout", () => {
+  // The tests shorten the init phase's bound (initLimitMs) from Lambda's 10 s to 300 ms.
+  const initReport = (phase: string, status: string) =>
+    expect.stringMatching(
+      new RegExp(
+        `^INIT_REPORT Init Duration: \\d+\\.\\d\\d ms\tPhase: ${phase}\tStatus: ${status}$`,
+      ),
+    ) as string;
+
+  it("takes Lambda's bounds by default: 10 s on demand, the greater of 130 s and Timeout provisioned", () => {
+    expect(lambdaInitLimitMs("on-demand", 900)).toBe(10_000);
+    expect(lambdaInitLimitMs("provisioned-concurrency", 10)).toBe(130_000);
+    expect(lambdaInitLimitMs("provisioned-concurrency", 900)).toBe(900_000);
+  });
+
+  it("an init past its bound is cut (Status: timeout) and run again within the invocation, which it serves", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "Text", timeoutSeconds: 10 },
+      { initLimitMs: 300 },
+      { POOL_FUNCTION_INIT_HOLD_MS: "2000" },
+    );
+    const outcome = await pool.invoke({}, "slow-init");
+    expect(seen(outcome).invocations).toBe(1);
+    // The init run again counts in the invocation's Duration; REPORT has no Init Duration.
+    expect(outcome.report).toMatchObject({ containerId: 1, status: "success", initMs: undefined });
+    expect(outcome.report?.durationMs).toBeGreaterThanOrEqual(2000);
+    expect(lines).toEqual([
+      expect.stringMatching(/^INIT_START /),
+      initReport("init", "timeout"),
+      "START RequestId: slow-init Version: $LATEST",
+      "END RequestId: slow-init",
+      expect.stringMatching(/^REPORT RequestId: slow-init\t.*\tMax Memory Used: \d+ MB$/),
+    ]);
+    const cut = Number(/Init Duration: ([\d.]+) ms/.exec(lines[1] ?? "")?.[1]);
+    expect(cut).toBeGreaterThanOrEqual(300);
+    expect(cut).toBeLessThan(2000);
+  });
+
+  it("the init run again spends the invocation's Timeout: what is left is the handler's", async () => {
+    const { pool } = poolOf(
+      { timeoutSeconds: 3 },
+      { initLimitMs: 300 },
+      { POOL_FUNCTION_INIT_HOLD_MS: "2000" },
+    );
+    // 2 s of init and 1.5 s of handler: over the 3 s Timeout, though each alone is under it.
+    const outcome = await pool.invoke({ holdMs: 1500 }, "late");
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: "timeout",
+      error: { name: "Sandbox.Timedout", message: "Task timed out after 3.00 seconds" },
+      report: { status: "timeout" },
+    });
+  });
+
+  it("an init run again past the Timeout fails the invocation as timed out; INIT_REPORT Phase: invoke", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "Text", timeoutSeconds: 1 },
+      { initLimitMs: 300 },
+      { POOL_FUNCTION_INIT_HOLD_MS: "60000" },
+    );
+    const outcome = await pool.invoke({}, "never-ready");
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: "timeout",
+      error: { name: "Sandbox.Timedout", message: "Task timed out after 1.00 seconds" },
+      report: { status: "timeout", errorType: "Sandbox.Timedout", initMs: undefined },
+    });
+    expect(lines).toEqual([
+      expect.stringMatching(/^INIT_START /),
+      initReport("init", "timeout"),
+      expect.stringMatching(
+        /^INIT_REPORT Init Duration: \d+\.\d\d ms\tPhase: invoke\tStatus: error\tError Type: Runtime\.Unknown$/,
+      ),
+      "START RequestId: never-ready Version: $LATEST",
+      expect.stringMatching(/ never-ready Task timed out after 1\.00 seconds$/),
+      "END RequestId: never-ready",
+      expect.stringMatching(/^REPORT RequestId: never-ready\t.*\tStatus: timeout$/),
+    ]);
+    expect(outcome.report?.durationMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("JSON: a container started ahead of traffic whose init is cut: platform.initReport status timeout", async () => {
+    const { pool, lines } = poolOf(
+      { logFormat: "JSON" },
+      { initLimitMs: 300 },
+      { POOL_FUNCTION_INIT_HOLD_MS: "60000" },
+    );
+    expect(await pool.warm()).toMatchObject({ name: "Sandbox.Timedout" });
+    const records = lines.map((line) => JSON.parse(line) as { type: string; record: object });
+    expect(records.map((line) => line.type)).toEqual(["platform.initStart", "platform.initReport"]);
+    expect(records[1]?.record).toEqual({
+      initializationType: "on-demand",
+      phase: "init",
+      status: "timeout",
       metrics: { durationMs: expect.any(Number) as number },
     });
   });
