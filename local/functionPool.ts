@@ -273,18 +273,17 @@ class Container {
       this.#worker.on("message", (message: FromWorker) => {
         switch (message.type) {
           case "ready":
-            clearTimeout(initLimit);
-            loaded = true;
-            this.initMs = performance.now() - started;
-            ready(undefined);
-            break;
           case "init-error":
+            if (loaded) break; // cut by its bound as it ended: the cut stands
             clearTimeout(initLimit);
             loaded = true;
-            this.initFailed = true;
             this.initMs = performance.now() - started;
-            ready(message.error);
-            void this.stop();
+            if (message.type === "ready") ready(undefined);
+            else {
+              this.initFailed = true;
+              ready(message.error);
+              void this.stop();
+            }
             break;
           case "next":
             this.#askedFor = message.answered;
