@@ -7,6 +7,13 @@ import { describe, expect, it } from "vitest";
 import { stageConfig, stages } from "../../../scripts/stages.ts";
 import { evaluate, parameterValues } from "../../support/cfnConditions.ts";
 import { getAttArnOf, isObject, text } from "../../support/cloudFormation.ts";
+import {
+  asObject,
+  loadOpenApi,
+  operationMethods,
+  resolveRef,
+} from "../../support/openapiDocument.ts";
+import type { JsonObject } from "../../support/openapiDocument.ts";
 import { ofType, resources, template } from "../../support/templateResources.ts";
 
 describe("API", () => {
@@ -93,4 +100,53 @@ describe("API", () => {
     expect(accepts("https://*.example")).toBe(false);
     expect(accepts("a.example")).toBe(false);
   });
+
+  it("CORS, when on, lets a browser's script send and read every header the interface names", () => {
+    const cors = evaluate(
+      template.Resources.HttpApi?.Properties?.CorsConfiguration,
+      parameterValues(template, {
+        ...stageConfig("staging").parameters,
+        CorsAllowedOrigins: "https://a.example",
+      }),
+      template.Conditions,
+    ) as { AllowHeaders: string[]; ExposeHeaders: string[] };
+    // A script sends only CORS-safelisted request headers unless they are allowed, and reads only
+    // safelisted response headers unless they are exposed (the Fetch standard). The bearer token
+    // and the JSON body's content-type are not safelisted. Not exposed, as the browser itself
+    // acts on them: content-encoding, vary, x-content-type-options (cache-control is safelisted).
+    const { request, response } = interfaceHeaders();
+    expect(new Set(cors.AllowHeaders)).toEqual(
+      new Set(["authorization", "content-type", ...request]),
+    );
+    const browsers = ["cache-control", "content-encoding", "vary", "x-content-type-options"];
+    expect(new Set(cors.ExposeHeaders)).toEqual(
+      new Set(response.filter((header) => !browsers.includes(header))),
+    );
+  });
 });
+
+/** The request header parameters and the response headers openapi.yaml names, lower-cased. */
+function interfaceHeaders(): { request: string[]; response: string[] } {
+  const request = new Set<string>();
+  const response = new Set<string>();
+  const deref = (value: unknown): JsonObject =>
+    isObject(value) && typeof value.$ref === "string"
+      ? resolveRef(value.$ref).value
+      : asObject(value, "openapi.yaml");
+  for (const item of Object.values(asObject(loadOpenApi().paths, "paths"))) {
+    const path = asObject(item, "a path item");
+    const operations = operationMethods.flatMap((method) =>
+      path[method] === undefined ? [] : [asObject(path[method], method)],
+    );
+    for (const operation of operations) {
+      const parameters = [path.parameters ?? [], operation.parameters ?? []].flat() as unknown[];
+      for (const parameter of parameters.map(deref)) {
+        if (parameter.in === "header") request.add(String(parameter.name).toLowerCase());
+      }
+      for (const answer of Object.values(asObject(operation.responses, "responses")).map(deref)) {
+        for (const name of Object.keys(answer.headers ?? {})) response.add(name.toLowerCase());
+      }
+    }
+  }
+  return { request: [...request], response: [...response] };
+}
