@@ -78,14 +78,7 @@ describe("API", () => {
   );
 
   it("CORS, when on, allows only the listed origins and the API's methods and headers", () => {
-    const cors = evaluate(
-      template.Resources.HttpApi?.Properties?.CorsConfiguration,
-      parameterValues(template, {
-        ...stageConfig("staging").parameters,
-        CorsAllowedOrigins: "https://a.example,https://b.example",
-      }),
-      template.Conditions,
-    );
+    const cors = stagingCorsWith("https://a.example,https://b.example");
     expect(cors).toMatchObject({
       AllowOrigins: ["https://a.example", "https://b.example"],
       AllowMethods: ["GET", "POST"],
@@ -102,14 +95,10 @@ describe("API", () => {
   });
 
   it("CORS, when on, lets a browser's script send and read every header the interface names", () => {
-    const cors = evaluate(
-      template.Resources.HttpApi?.Properties?.CorsConfiguration,
-      parameterValues(template, {
-        ...stageConfig("staging").parameters,
-        CorsAllowedOrigins: "https://a.example",
-      }),
-      template.Conditions,
-    ) as { AllowHeaders: string[]; ExposeHeaders: string[] };
+    const cors = stagingCorsWith("https://a.example") as {
+      AllowHeaders: string[];
+      ExposeHeaders: string[];
+    };
     // A script sends only CORS-safelisted request headers unless they are allowed, and reads only
     // safelisted response headers unless they are exposed (the Fetch standard). The bearer token
     // and the JSON body's content-type are not safelisted. Not exposed, as the browser itself
@@ -149,4 +138,16 @@ function interfaceHeaders(): { request: string[]; response: string[] } {
     }
   }
   return { request: [...request], response: [...response] };
+}
+
+/** The API's CORS configuration in staging, with these origins listed. */
+function stagingCorsWith(origins: string): unknown {
+  return evaluate(
+    template.Resources.HttpApi?.Properties?.CorsConfiguration,
+    parameterValues(template, {
+      ...stageConfig("staging").parameters,
+      CorsAllowedOrigins: origins,
+    }),
+    template.Conditions,
+  );
 }
