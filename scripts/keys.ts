@@ -21,7 +21,7 @@
  * usual chain: AWS_PROFILE, SSO, environment) in the stage's region from infra/samconfig.toml
  * (always that region, whatever AWS_REGION says).
  */
-import type { ApiKeyRecord } from "../lib/repositories/apiKeys.ts";
+import type { ApiKeyRecord, KeyRefused } from "../lib/repositories/apiKeys.ts";
 import { hashApiKey, maxGraceMs } from "../lib/repositories/apiKeys.ts";
 import { keyPattern } from "../lib/keyFormat.ts";
 import type { KeyEvent } from "../lib/repositories/keyEvents.ts";
@@ -213,6 +213,16 @@ function expiry(text: string | undefined): Date | undefined {
   return date;
 }
 
+/** A change refused because the key can no longer be used: one line, exit 1. */
+function refused(keyId: string, { refused, record }: KeyRefused, where: string): number {
+  console.error(
+    refused === "revoked"
+      ? `keys: ${keyId} was revoked on ${record.revokedAt ?? ""} in ${where}: issue a new key with create`
+      : `keys: ${keyId} expired on ${record.expiresAt ?? ""} in ${where}: issue a new key with create`,
+  );
+  return 1;
+}
+
 function show(record: ApiKeyRecord): string {
   const state = record.revokedAt
     ? `revoked ${record.revokedAt}`
@@ -286,6 +296,8 @@ async function run(request: Request, target: Target): Promise<number> {
       const changes = { scopes: request.scopes, rateLimit: request.rateLimit };
       const record = await keys.update(keyId, changes, deadline);
       if (!record) return missing(keyId);
+      // A revoked or expired key stays refused whatever it is changed to: nothing was changed.
+      if ("refused" in record) return refused(keyId, record, where);
       console.log(show(record));
       console.log(`updated ${keyId} in ${where}; in effect everywhere within 60 s`);
       return 0;
@@ -294,15 +306,7 @@ async function run(request: Request, target: Target): Promise<number> {
       const keyId = request.keyId ?? "";
       const rotation = await keys.rotate(keyId, request.graceMs, deadline, target.keyStage);
       if (!rotation) return missing(keyId);
-      if ("refused" in rotation) {
-        const { record } = rotation;
-        console.error(
-          rotation.refused === "revoked"
-            ? `keys: ${keyId} was revoked on ${record.revokedAt ?? ""} in ${where}: issue a new key with create`
-            : `keys: ${keyId} expired on ${record.expiresAt ?? ""} in ${where}: issue a new key with create`,
-        );
-        return 1;
-      }
+      if ("refused" in rotation) return refused(keyId, rotation, where);
       const { issued, previous } = rotation;
       console.log(show(issued.record));
       console.log(
@@ -338,7 +342,9 @@ async function run(request: Request, target: Target): Promise<number> {
         const apiKey = await apiKeyFromStdin();
         if (!apiKey) {
           console.error(
-            "keys: revoke - reads the key from a pipe (pass show leaked-key | npm run keys -- revoke -), never from the terminal, which would show it",
+            process.stdin.isTTY
+              ? "keys: revoke - reads the key from a pipe (pass show leaked-key | npm run keys -- revoke -), never from the terminal, which would show it"
+              : "keys: revoke - got no key on standard input: pipe the key in, e.g. pass show leaked-key | npm run keys -- revoke -",
           );
           return 2;
         }

@@ -19,8 +19,10 @@ export function parseRateLimit(rate: string, burst: number | string): RateLimit 
   const match = ratePattern.exec(text);
   if (!match?.[1]) return `the rate must be <n>/s or <n>/min (e.g. 50/s), got "${rate}"`;
   const count = Number(match[1]);
-  // Number() ignores the white space around a string, as trim() does.
-  const bursting = Number(burst);
+  // Written as decimal digits (the white space around them aside): Number() alone would also
+  // take "0x10" or "1e3", which no operator means as a burst.
+  const bursting =
+    typeof burst === "number" ? burst : /^\s*\d+\s*$/.test(burst) ? Number(burst) : Number.NaN;
   if (!Number.isSafeInteger(bursting) || bursting < 1 || bursting > maxBurst) {
     return `the burst must be a whole number from 1 to ${maxBurst}, got "${String(burst)}"`;
   }

@@ -72,8 +72,11 @@ export interface IssuedKey {
 /** Who a store makes its changes as when its maker names no one (tests, benches, seeds). */
 export const unattributed = "unattributed";
 
-/** Why a rotation was refused: the key can no longer be used, so nothing can replace it. */
-export interface RotationRefused {
+/**
+ * Why a change to a key (rotate, update) was refused: the key can no longer be used, so nothing
+ * can replace or change it.
+ */
+export interface KeyRefused {
   readonly refused: "revoked" | "expired";
   readonly record: ApiKeyRecord;
 }
@@ -223,7 +226,7 @@ export class ApiKeyStore extends ApiKeyLookup {
     keyId: string,
     changes: KeyChanges,
     deadline: number,
-  ): Promise<ApiKeyRecord | undefined> {
+  ): Promise<ApiKeyRecord | KeyRefused | undefined> {
     const keyHash = await this.#hashOf(keyId, deadline);
     if (keyHash === undefined) return undefined;
     const { scopes, rateLimit } = changes;
@@ -238,24 +241,28 @@ export class ApiKeyStore extends ApiKeyLookup {
         ...(rateLimit ? [`rate limit ${rateLimit.rate}, burst ${rateLimit.burst}`] : []),
       ].join("; ");
       // Every attribute through a name placeholder: a later one may be a reserved word.
-      await this.#changeWithEvent(
-        "update",
-        keyId,
-        detail,
-        [
-          {
-            kind: "update",
-            key: keys.apiKey(keyHash),
-            update: {
-              text: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(", ")}`,
-              names: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
-              values: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
+      try {
+        await this.#changeWithEvent(
+          "update",
+          keyId,
+          detail,
+          [
+            {
+              kind: "update",
+              key: keys.apiKey(keyHash),
+              update: {
+                text: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(", ")}`,
+                names: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+                values: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
+              },
+              condition: inUse(keyId, new Date(this.#now()).toISOString()),
             },
-            condition: { text: "keyId = :id", values: { ":id": keyId } },
-          },
-        ],
-        deadline,
-      );
+          ],
+          deadline,
+        );
+      } catch (error) {
+        return this.#refusal(error, keyId, deadline);
+      }
     }
     const item = await this.#table.get(keys.apiKey(keyHash), deadline);
     return item && toRecord(item);
@@ -274,7 +281,7 @@ export class ApiKeyStore extends ApiKeyLookup {
     graceMs: number,
     deadline: number,
     stage: KeyStage = "local",
-  ): Promise<Rotation | RotationRefused | undefined> {
+  ): Promise<Rotation | KeyRefused | undefined> {
     const old = await this.#itemOf(keyId, deadline);
     const oldHash = old && text(old, "sk");
     // Stryker disable next-line ConditionalExpression,LogicalOperator: an item the query answers always has its sort key (the hash), so oldHash is undefined exactly when old is; both are tested for the type checker
@@ -320,26 +327,30 @@ export class ApiKeyStore extends ApiKeyLookup {
             kind: "update",
             key: keys.apiKey(oldHash),
             update: { text: "SET expiresAt = :at", values: { ":at": expiresAt } },
-            // ISO 8601 times in one format (toISOString) compare as strings in time order.
-            condition: {
-              text: "keyId = :id AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :now)",
-              values: { ":id": keyId, ":now": created },
-            },
+            condition: inUse(keyId, created),
           },
         ],
         deadline,
       );
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const record = await this.byId(keyId, deadline);
-      // Stryker disable next-line ConditionalExpression: a key that vanished between the read and the write is as gone as one never there
-      if (!record) return undefined;
-      return { refused: record.revokedAt === undefined ? "expired" : "revoked", record };
+      return this.#refusal(error, keyId, deadline);
     }
     return {
       issued: { apiKey, record: toRecord(newItem) },
       previous: { ...toRecord(old), expiresAt },
     };
+  }
+
+  /**
+   * Why a change made under `inUse` failed its condition: the key is revoked or expired (or gone:
+   * undefined). Any other error is thrown on.
+   */
+  async #refusal(error: unknown, keyId: string, deadline: number): Promise<KeyRefused | undefined> {
+    if (!isConditionFailure(error)) throw error;
+    const record = await this.byId(keyId, deadline);
+    // Stryker disable next-line ConditionalExpression: a key that vanished between the read and the write is as gone as one never there
+    if (!record) return undefined;
+    return { refused: record.revokedAt === undefined ? "expired" : "revoked", record };
   }
 
   /** Makes `changes` together with their event, as this store's `who`. */
@@ -373,6 +384,17 @@ export class ApiKeyStore extends ApiKeyLookup {
     }
     return undefined;
   }
+}
+
+/**
+ * The condition a change to a key is made under: it is still this key, neither revoked nor
+ * expired at `now`. ISO 8601 times in one format (toISOString) compare as strings in time order.
+ */
+function inUse(keyId: string, now: string): { text: string; values: Record<string, string> } {
+  return {
+    text: "keyId = :id AND attribute_not_exists(revokedAt) AND (attribute_not_exists(expiresAt) OR expiresAt > :now)",
+    values: { ":id": keyId, ":now": now },
+  };
 }
 
 /** What a rotated key never takes from the key it replaces. */

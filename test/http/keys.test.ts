@@ -71,11 +71,11 @@ describe("a leaked key is revoked by the key itself, never by naming it in argv"
     expect(await status(key)).toBe(401);
   });
 
-  it("nothing piped: one line saying to pipe it, exit 2", () => {
+  it("nothing piped: one line saying to pipe the key in, exit 2", () => {
     const run = keysCommandFed(dataDir, "", "revoke", "-");
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split("\n")).toEqual([
-      expect.stringMatching(/^keys: revoke - reads the key from a pipe/),
+      "keys: revoke - got no key on standard input: pipe the key in, e.g. pass show leaked-key | npm run keys -- revoke -",
     ]);
   });
 
@@ -221,6 +221,20 @@ describe("keys update --scope changes a key in place, without a restart", () => 
     expect(run.status).toBe(0);
     await sleep(1100);
     expect((await create(key, "after")).status).toBe(201);
+  });
+
+  it("will not change a revoked key: one line, exit 1, the key as it was", () => {
+    const { keyId } = issue("--scope", "categories:read");
+    expect(keys("revoke", keyId).status).toBe(0);
+    const run = keys("update", keyId, "--scope", "categories:write");
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        new RegExp(`^keys: ${keyId} was revoked on .*: issue a new key with create$`),
+      ),
+    ]);
+    expect(keys("list").stdout).toMatch(new RegExp(`${keyId} .*scopes categories:read `));
   });
 });
 

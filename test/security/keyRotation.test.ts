@@ -114,7 +114,7 @@ describe("update changes a key's scopes in place, everywhere within the cache ti
       { scopes: ["categories:write"] },
       soon(),
     );
-    expect(updated?.scopes).toEqual(["categories:write"]);
+    expect(updated).toMatchObject({ scopes: ["categories:write"] });
     now = start + cacheMs - 1;
     expect((await verifier.authenticate(header, soon())).scopes).toHaveLength(2);
     now = start + cacheMs;
@@ -126,19 +126,26 @@ describe("update changes a key's scopes in place, everywhere within the cache ti
   });
 });
 
-describe("the store refuses to rotate a key that can no longer be used (a conditional write)", () => {
-  it("a revoked key: refused, no new key, and the old key as it was", async () => {
-    const old = await keys.issue("partner-c", soon());
-    now += 1_000; // events of one moment have no order of their own (the trail sorts by time)
-    await keys.revoke(old.record.keyId, soon());
-    const before = await keys.list(soon());
-    const refused = await keys.rotate(old.record.keyId, hour, soon());
-    expect(refused).toMatchObject({ refused: "revoked", record: { keyId: old.record.keyId } });
-    expect(await keys.list(soon())).toEqual(before);
-    // Nor an event for a rotation that was not made.
-    const trail = await new KeyEventStore(store.db, tableName).list(old.record.keyId, soon());
-    expect(trail.map((event) => event.event)).toEqual(["create", "revoke"]);
-  });
+describe("the store refuses to rotate or update a key that can no longer be used (a conditional write)", () => {
+  const changes = { scopes: ["categories:read"], rateLimit: { rate: "5/s", burst: 5 } } as const;
+  it.each([
+    ["rotate", (keyId: string) => keys.rotate(keyId, hour, soon())],
+    ["update", (keyId: string) => keys.update(keyId, changes, soon())],
+  ] as const)(
+    "a revoked key: %s refused, no new key, and the old key as it was",
+    async (_, change) => {
+      const old = await keys.issue("partner-c", soon());
+      now += 1_000; // events of one moment have no order of their own (the trail sorts by time)
+      await keys.revoke(old.record.keyId, soon());
+      const before = await keys.list(soon());
+      const refused = await change(old.record.keyId);
+      expect(refused).toMatchObject({ refused: "revoked", record: { keyId: old.record.keyId } });
+      expect(await keys.list(soon())).toEqual(before);
+      // Nor an event for a change that was not made.
+      const trail = await new KeyEventStore(store.db, tableName).list(old.record.keyId, soon());
+      expect(trail.map((event) => event.event)).toEqual(["create", "revoke"]);
+    },
+  );
 
   it("an expired key: refused likewise", async () => {
     const old = await keys.issue("partner-d", soon(), { expiresAt: new Date(start + hour) });
@@ -172,6 +179,21 @@ describe("the store refuses to rotate a key that can no longer be used (a condit
       refused: "revoked",
     });
     expect((await keys.list(soon())).map((record) => record.keyId)).toEqual([old.record.keyId]);
+  });
+});
+
+describe("the store refuses to update a key past its expiry, not a moment before", () => {
+  it("one still valid a moment before its expiry is updated; at its expiry, refused", async () => {
+    const old = await keys.issue("partner-h", soon(), { expiresAt: new Date(start + hour) });
+    now = start + hour - 1;
+    expect(
+      await keys.update(old.record.keyId, { scopes: ["categories:read"] }, soon()),
+    ).toMatchObject({ scopes: ["categories:read"] });
+    now = start + hour;
+    expect(await keys.update(old.record.keyId, { scopes: [] }, soon())).toMatchObject({
+      refused: "expired",
+      record: { scopes: ["categories:read"] },
+    });
   });
 });
 

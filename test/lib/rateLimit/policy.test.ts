@@ -72,6 +72,10 @@ describe("a burst is a whole number from 1 to 1,000,000,000", () => {
     "2.5",
     "1e10",
     "1000000001",
+    "0x10",
+    "1e3",
+    "16.0",
+    "+16",
   ])("%j is not: the reason says the range and echoes the text", (burst) => {
     expect(parseRateLimit("10/s", burst)).toBe(
       `the burst must be a whole number from 1 to 1000000000, got "${String(burst)}"`,
