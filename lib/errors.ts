@@ -106,7 +106,13 @@ export const errors = {
     new ApiError(
       415,
       "unsupported_media_type",
-      "the request body must be JSON: send 'Content-Type: application/json'",
+      "the request body must be JSON in UTF-8: send 'Content-Type: application/json'",
+    ),
+  unsupportedContentEncoding: (): ApiError =>
+    new ApiError(
+      415,
+      "unsupported_media_type",
+      "the request body must not be compressed: send it without Content-Encoding",
     ),
   idempotencyKeyReused: (): ApiError =>
     new ApiError(

@@ -718,7 +718,8 @@ export interface operations {
         /**
          * @description One NewCategory. A request without `Content-Type` is read as JSON; any JSON media type
          *     (`application/json` or `application/*+json`, parameters such as `charset=utf-8`
-         *     allowed) is accepted. At most 64 KiB.
+         *     allowed, a charset other than UTF-8 not) is accepted. Not compressed: a body with a
+         *     `Content-Encoding` is refused (415). At most 64 KiB.
          */
         requestBody: {
             content: {

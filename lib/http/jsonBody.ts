@@ -34,6 +34,10 @@ export function jsonRequestBody(fields: BodyFields): MiddlewareObj<HttpEvent>[] 
       if (contentType !== undefined && !isJsonMediaType(contentType)) {
         throw errors.unsupportedMediaType();
       }
+      // A compressed body would be read as text (and fail as JSON, or pass mislabelled): no
+      // content coding is accepted (RFC 9110 §15.5.16 answers it with 415).
+      const coding = header(request.event, "content-encoding")?.trim().toLowerCase();
+      if (coding && coding !== "identity") throw errors.unsupportedContentEncoding();
       const text = readBodyText(request.event);
       if (text === undefined || text.trim() === "") {
         throw errors.invalidBody(

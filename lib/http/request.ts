@@ -8,11 +8,17 @@ import type { HttpEvent } from "./message.ts";
 
 export const maxRequestBytes = 64 * 1024;
 
-/** `application/json` or `application/*+json`, any parameters (e.g. charset=utf-8) allowed. */
+/**
+ * `application/json` or `application/*+json`, with any parameters but a charset other than
+ * UTF-8: JSON is UTF-8 (RFC 8259 §8.1), and the body is read as UTF-8 whatever it is labelled.
+ */
 export function isJsonMediaType(contentType: string): boolean {
-  // split with a limit of 1 returns exactly one element: the text before the first ";".
-  const [essence] = contentType.split(";", 1) as [string];
-  return /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json$/.test(essence.trim().toLowerCase());
+  const [essence = "", ...parameters] = contentType.toLowerCase().split(";");
+  if (!/^application\/(?:[a-z0-9!#$&^_.-]+\+)?json$/.test(essence.trim())) return false;
+  return parameters.every((parameter) => {
+    const [name = "", value = ""] = parameter.split("=", 2).map((part) => part.trim());
+    return name !== "charset" || /^"?utf-8"?$/.test(value);
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  * (lib/middleware.ts), so handlers never deal with any of it.
  */
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
-import { errors } from "../errors.ts";
+import { ApiError, errors } from "../errors.ts";
 import type { HttpResponse } from "./message.ts";
 import { contractHeaders } from "./message.ts";
 
@@ -34,13 +34,16 @@ interface EncodedBody {
  * once, not on every request (10,000 categories in br: 43 ms a time at 1,024 MB). Kept by that
  * array's identity, not by the version: a list may find a late category at an unchanged version
  * (lib/categoryList/cache.ts, `listVersion`), and that is a new array. Another payload replaces
- * the lot: the old version's encodings go with it.
+ * the lot: the old version's encodings go with it. A coding that cannot fit Lambda's limit is kept
+ * too, as its error: a list too large even compressed fails at once on every later request
+ * rather than spend the compressions again (br at full effort took 5 s for a 2,386-category list
+ * of long random CJK text), until the list changes.
  */
 export class EncodedBodies {
   readonly #compress: Compressor;
   #payload: unknown;
   #text: string | undefined;
-  readonly #bodies = new Map<ContentCoding | "identity", EncodedBody>();
+  readonly #bodies = new Map<ContentCoding | "identity", EncodedBody | ApiError>();
 
   constructor(compress: Compressor = zlibCompress) {
     this.#compress = compress;
@@ -54,9 +57,15 @@ export class EncodedBodies {
     let encoded = this.#bodies.get(coding ?? "identity");
     if (encoded === undefined) {
       this.#text ??= JSON.stringify(payload);
-      encoded = encodeBody(this.#text, coding, this.#compress);
+      try {
+        encoded = encodeBody(this.#text, coding, this.#compress);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        encoded = error;
+      }
       this.#bodies.set(coding ?? "identity", encoded);
     }
+    if (encoded instanceof ApiError) throw encoded;
     return encoded;
   }
 }

@@ -4,6 +4,7 @@
  * changing nothing, and the contract's headers on every answer. Every answer is also checked
  * against openapi.yaml.
  */
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { createCategory, listCategories, send } from "../support/client.ts";
 import { localServer } from "../support/localServer.ts";
@@ -170,6 +171,7 @@ describe("415 unsupported_media_type: a Content-Type that is present and not JSO
     "application/xml",
     "application/x-www-form-urlencoded",
     "multipart/form-data; boundary=x",
+    "application/json; charset=utf-16",
   ])("refuses %s", async (type) => {
     expect(await createCategory(url, key, { name: "dog" }, { "content-type": type })).toBeApiError(
       415,
@@ -182,6 +184,34 @@ describe("415 unsupported_media_type: a Content-Type that is present and not JSO
     async (type) => {
       const answer = await createCategory(url, key, { name: "typed" }, { "content-type": type });
       expect(answer.status).toBe(201);
+    },
+  );
+
+  it.each(["gzip", "br", "deflate"])(
+    "refuses a body sent with Content-Encoding: %s, compressed or not, and stores nothing",
+    async (coding) => {
+      const plain = await createCategory(
+        url,
+        key,
+        { name: `coded-${coding}` },
+        {
+          "content-encoding": coding,
+        },
+      );
+      expect(plain).toBeApiError(415, "unsupported_media_type");
+      expect(plain.json()).toMatchObject({
+        message: expect.stringContaining("Content-Encoding") as string,
+      });
+      const zipped = await send(url, {
+        method: "POST",
+        path: "/v1/categories",
+        key,
+        headers: { "content-type": "application/json", "content-encoding": coding },
+        body: gzipSync('{"name":"zipped"}'),
+      });
+      expect(zipped).toBeApiError(415, "unsupported_media_type");
+      const names = (await listCategories(url, key)).map((category) => category.name);
+      expect(names).not.toContain(`coded-${coding}`);
     },
   );
 

@@ -11,6 +11,8 @@ describe("JSON media types are application/json and application/*+json, with par
     "application/vnd.petstore.v1+json;q=1",
     " application/json",
     "application/problem+json",
+    'application/json; charset="UTF-8"',
+    "application/json;charset=utf-8;profile=x",
   ])("accepts %s", (type) => {
     expect(isJsonMediaType(type)).toBe(true);
   });
@@ -28,6 +30,11 @@ describe("JSON media types are application/json and application/*+json, with par
     "application/+json",
     "application/a b+json",
     "application/json/x",
+    // JSON is UTF-8 (RFC 8259 §8.1): a body labelled otherwise would be misread.
+    "application/json; charset=utf-16",
+    "application/json; charset=iso-8859-1",
+    "application/vnd.petstore+json; profile=x; CHARSET=latin1",
+    "application/json; charset=",
   ])("refuses %j", (type) => {
     expect(isJsonMediaType(type)).toBe(false);
   });

@@ -242,6 +242,26 @@ describe("compression is fast first, and at full effort only when the fast body 
     );
   });
 
+  it("a list that misses the limit fails at once when asked again: compressed once per coding", () => {
+    const compress = vi.fn<Compressor>(() => Buffer.alloc(maxResponseBytes, 1));
+    const bodies = new EncodedBodies(compress);
+    const list = ["x".repeat(2048)];
+    const answer = (payload: unknown, accept: string | undefined) => () =>
+      jsonResponse(200, payload, accept, {}, bodies);
+    const failure = expect.objectContaining({ status: 500, code: "internal_error" }) as Error;
+    for (const accept of ["br", "br", "gzip", "br", "gzip"])
+      expect(answer(list, accept)).toThrow(failure);
+    expect(compress.mock.calls.map(([, coding, effort]) => [coding, effort])).toEqual([
+      ["br", 2],
+      ["br", 9],
+      ["gzip", 4],
+      ["gzip", 9],
+    ]);
+    // Another list (a category withdrawn, say) is tried afresh.
+    expect(answer(["y".repeat(2048)], "gzip")).toThrow(failure);
+    expect(compress).toHaveBeenCalledTimes(6);
+  });
+
   it("full effort compresses smaller than fast effort, for br and gzip alike", () => {
     const list = JSON.stringify(
       Array.from({ length: 2000 }, (_, i) => ({ id: i + 1, name: `category ${i % 37} ${i}` })),
