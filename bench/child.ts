@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import type { APIGatewayProxyEventV2 as Event } from "aws-lambda";
 import type { APIGatewayProxyStructuredResultV2 as Result } from "aws-lambda";
 import { lambdaContext } from "../local/apiGateway.ts";
-import { lambdaBodyText } from "../scripts/lib/bodyText.ts";
+import { lambdaBodyText } from "../lib/bodyText.ts";
 
 /** Warm calls: at least `minCalls`, then until `budgetMs` is spent or `maxCalls` is reached. */
 export type Calls = Record<"minCalls" | "maxCalls" | "budgetMs", number>;

@@ -3,7 +3,7 @@
  * Gateway would send a function (HTTP API, payload format 2.0): a function fed some other shape
  * fails in ways that teach nothing about the function.
  */
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { decodeBody } from "../lib/bodyText.ts";
 
 /** What the event lacks to be one API Gateway would send (payload format 2.0), if anything. */
 export function notAnHttpApiEvent(event: unknown): string | undefined {
@@ -32,9 +32,7 @@ export function describeBody(result: unknown): string {
   const encoding = headers?.["content-encoding"];
   let text: string;
   try {
-    if (encoding === "gzip") text = gunzipSync(bytes).toString("utf8");
-    else if (encoding === "br") text = brotliDecompressSync(bytes).toString("utf8");
-    else text = bytes.toString("utf8");
+    text = decodeBody(bytes, typeof encoding === "string" ? encoding : undefined);
   } catch (error) {
     return `note: the ${String(encoding)} body does not decompress: ${String(error)}\n`;
   }

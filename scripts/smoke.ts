@@ -11,7 +11,8 @@
  * (`pass show petstore/staging | npm run smoke -- --stage staging`); never from the command line,
  * where shell history and `ps` would keep it. Nothing prints it.
  *
- * Read-only by default: the list, 401, 404, 405, 400 and 501 checks create nothing. `--write`
+ * Read-only by default: the list, 401, 404, 405, 400 and 501 (410 past the sunset) checks create
+ * nothing. `--write`
  * adds one create (a category named `smoke-test <ISO time>`) and looks for it in the list; ask
  * for it only where that category may stay (the service has no delete).
  */

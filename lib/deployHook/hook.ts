@@ -9,6 +9,7 @@
  * each with its event in the key history. The key never appears in the hook's log lines.
  */
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
+import { acceptCompressed, lambdaBodyText } from "../bodyText.ts";
 import { gatewayEvent } from "../http/gatewayEvent.ts";
 import type { Answer, Probe } from "./probes.ts";
 import { CheckFailed, probesFor } from "./probes.ts";
@@ -119,6 +120,9 @@ async function runProbe(
     headers: {
       host: "pre-traffic-check.invalid",
       "user-agent": "petstore-pre-traffic-hook",
+      // As clients ask: without it a list over Lambda's 6 MB limit is a 406, and every deploy of
+      // a healthy release would be rolled back once the list grows that far.
+      ...acceptCompressed,
       ...(probe.withKey && { authorization: `Bearer ${apiKey}` }),
       ...(probe.body !== undefined && { "content-type": "application/json" }),
     },
@@ -143,15 +147,24 @@ async function runProbe(
   }
 }
 
-/** A Lambda proxy result (JSON text) as an Answer; throws when it is not JSON. */
+/**
+ * A Lambda proxy result (JSON text) as an Answer, its body decoded from base64 and gzip/br when
+ * compressed; throws when it is not JSON.
+ */
 function answerOf(payload: string): Answer {
-  const result = JSON.parse(payload) as { statusCode?: number; headers?: object; body?: string };
+  const result = JSON.parse(payload) as {
+    statusCode?: number;
+    headers?: object;
+    body?: string;
+    isBase64Encoded?: boolean;
+  };
   const headers = Object.fromEntries(
     Object.entries(result.headers ?? {}).map(([name, value]) => [
       name.toLowerCase(),
       String(value),
     ]),
   );
-  const body: unknown = result.body === undefined ? undefined : JSON.parse(result.body);
+  const body: unknown =
+    result.body === undefined ? undefined : JSON.parse(lambdaBodyText({ ...result, headers }));
   return { statusCode: result.statusCode ?? 0, headers, body };
 }

@@ -1,15 +1,15 @@
 /**
  * The one HTTP client of the project's scripts and tests (load, smoke, the HTTP tests): exact
  * control over headers and body bytes (fetch would add and decode Accept-Encoding on its own),
- * keep-alive when asked; bodies decoded by bodyText.ts.
+ * keep-alive when asked; bodies decoded by lib/bodyText.ts.
  */
 import http from "node:http";
 import https from "node:https";
 import type { Category } from "../../lib/category.ts";
-import { decodeBody } from "./bodyText.ts";
+import { acceptCompressed, decodeBody } from "../../lib/bodyText.ts";
 
 export type { Category };
-export { decodeBody, lambdaBodyText } from "./bodyText.ts";
+export { decodeBody, lambdaBodyText } from "../../lib/bodyText.ts";
 
 export interface ErrorBody {
   readonly code: string;
@@ -181,8 +181,7 @@ export function getCategories(
   key: string,
   options: SendOptions = {},
 ): Promise<Answer> {
-  const headers = { "accept-encoding": "br, gzip" };
-  return send(baseUrl, { path: "/v1/categories", key, headers }, options);
+  return send(baseUrl, { path: "/v1/categories", key, headers: acceptCompressed }, options);
 }
 
 /** Every category; throws unless the answer is a 200 holding a JSON array. */

@@ -6,6 +6,7 @@
  * key never reaches a log line, and the hook's table calls are exactly what its role grants.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { maxResponseBytes } from "../../lib/http/response.ts";
 import { functionsOf } from "../../local/template.ts";
 import { asArray, iamStatements, isObject } from "../support/cloudFormation.ts";
 import { accessesOf } from "../support/dynamoAccess.ts";
@@ -68,6 +69,28 @@ describe("healthy new versions take traffic", () => {
     expect(key?.revokedAt?.S).toBeDefined();
     expect(Date.parse(key?.expiresAt?.S ?? "") - Date.now()).toBeLessThanOrEqual(15 * 60 * 1000);
     expect(logs.join("")).not.toMatch(/petstore_[A-Za-z0-9_-]{20,}/);
+  });
+});
+
+describe("a list over Lambda's 6 MB limit, which only comes compressed, takes traffic", () => {
+  // Descriptions of the most characters a category may have: the fewest categories (a second's
+  // seed) whose list, uncompressed, is over the limit and so answered 406 to a request that
+  // accepts no encoding. The hook must ask for one and read the compressed, base64 answer.
+  const descriptionChars = 1000;
+  beforeAll(async () => {
+    await rig.seedCategories(Math.ceil(maxResponseBytes / descriptionChars) + 1, descriptionChars);
+  }, 60_000);
+
+  it("reports Succeeded, its list check passing", async () => {
+    const { result, logs } = await rig.runHook("d-large-list", healthy);
+    const listCheck = logs
+      .join("")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { check?: string; ok?: boolean; detail?: string })
+      .find((line) => line.check?.startsWith("GET /v1/categories with a valid key"));
+    expect(listCheck).toMatchObject({ ok: true });
+    expect(result).toEqual({ status: "Succeeded" });
   });
 });
 

@@ -1,18 +1,27 @@
 /**
  * `npm run smoke` against the local server, as an operator runs it against a stage: the key
  * comes from PETSTORE_API_KEY or standard input and never from the command line or into the
- * output; every check passes on a healthy deployment; read-only (the default) leaves nothing
+ * output; every check passes on a healthy deployment, one whose list is over Lambda's 6 MB limit
+ * and whose pets sunset has passed included, and the pets check holds its answer to its date; read-only (the default) leaves nothing
  * behind, `--write` exactly one category named `smoke-test <ISO time>`; failures are reported
  * per check with a non-zero exit.
  */
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedTable } from "../../bench/data.ts";
+import { maxResponseBytes } from "../../lib/http/response.ts";
+import type { EmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { localClient, startEmbeddedDynamo } from "../../local/embeddedDynamo.ts";
+import { localTableName } from "../../local/localKeys.ts";
 import { projectRoot } from "../../local/template.ts";
+import type { CheckResult } from "../../scripts/lib/smoke/checks.ts";
+import { runChecks } from "../../scripts/lib/smoke/checks.ts";
 import { listCategories } from "../support/client.ts";
 import type { Finished } from "../support/command.ts";
 import { runCommand } from "../support/command.ts";
-import { localServer } from "../support/localServer.ts";
+import type { RunningServer } from "../support/localServer.ts";
+import { localServer, startServer, useLocalServer } from "../support/localServer.ts";
 import { scratchDir } from "../support/scratchDir.ts";
 import { closedPort } from "../local/processes.ts";
 
@@ -43,7 +52,7 @@ const readOnlyChecks = [
   "invalid body answers 400 invalid_body",
   "unknown route answers 404",
   "DELETE /categories answers 405 with Allow",
-  "answers 501 with the Deprecation header",
+  "GET /pets/{petId} answers 501, or 410 gone once its Sunset has passed",
 ];
 
 function checksOf(out: string): string[] {
@@ -77,6 +86,82 @@ describe("read-only, the default", () => {
     expect(out).toContain("read-only");
     expect(out).toContain(`smoke: ${checks.length} passed, 0 failed`);
     expect(await categories()).toEqual(before);
+  });
+});
+
+/** The pets check's result of a run of the checks in this process, at the clock `now`. */
+async function petsCheck(server: RunningServer, now?: () => number): Promise<CheckResult> {
+  const results = await runChecks(server.baseUrl, server.apiKey, now && { now });
+  const pets = results.find((result) => result.name.startsWith("GET /pets/{petId}"));
+  if (!pets) throw new Error("the checks have no pets check");
+  return pets;
+}
+
+const day = 24 * 60 * 60 * 1000;
+
+describe("a stage grown past Lambda's 6 MB list limit and past its pets sunset", () => {
+  // As the review found it: a list over the limit (answered 406 to a request accepting no
+  // encoding) and `--parameter-overrides PetsSunsetAt=2026-06-01T00:00:00Z`. Descriptions of the
+  // most characters a category may have: the fewest categories (a second's seed) over the limit.
+  const sunset = "2026-06-01T00:00:00Z";
+  const descriptionChars = 1000;
+  const count = Math.ceil(maxResponseBytes / descriptionChars) + 1;
+  let store: EmbeddedDynamo | undefined;
+  let grown: RunningServer | undefined;
+  const server = (): RunningServer => {
+    if (!grown) throw new Error("the server is not started (beforeAll)");
+    return grown;
+  };
+
+  beforeAll(async () => {
+    store = await startEmbeddedDynamo();
+    const db = localClient(store.endpoint);
+    try {
+      await seedTable(db, localTableName, count, descriptionChars);
+    } finally {
+      db.close();
+    }
+    grown = await startServer({
+      env: { DYNAMODB_ENDPOINT: store.endpoint },
+      args: ["--parameter-overrides", `PetsSunsetAt=${sunset}`],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await grown?.stop();
+    await store?.close();
+  });
+
+  it("passes every check: the list asked for compressed, the pets route's 410 gone expected", async () => {
+    const { code, out } = await runSmoke([server().baseUrl], { env: server().apiKey });
+    expect(checksOf(out).filter((line) => line.startsWith("FAIL"))).toEqual([]);
+    expect(code, out).toBe(0);
+    expect(out).toContain(
+      `PASS  GET /categories answers 200 with a JSON array: ${count} categories`,
+    );
+    expect(out).toMatch(/^PASS {2}GET \/pets\/\{petId\} answers .*: 410 gone; .*has passed$/m);
+  });
+
+  it("still fails a 410 answered while the Sunset date is ahead", async () => {
+    const pets = await petsCheck(server(), () => Date.parse(sunset) - day);
+    expect(pets.ok).toBe(false);
+    expect(pets.detail).toMatch(/is ahead: expected 501 not_implemented, got 410 .*"gone"/);
+  });
+});
+
+describe("a stage whose pets sunset is ahead", () => {
+  const sunsetAt = Math.floor((Date.now() + 365 * day) / 1000) * 1000;
+  const ahead = useLocalServer({
+    args: ["--parameter-overrides", `PetsSunsetAt=${new Date(sunsetAt).toISOString()}`],
+  });
+
+  it("passes the 501 with its Sunset date, and fails a 501 once that date has passed", async () => {
+    const before = await petsCheck(ahead);
+    expect(before.ok, before.detail).toBe(true);
+    expect(before.detail).toMatch(/^501 not_implemented; .* is ahead$/);
+    const after = await petsCheck(ahead, () => sunsetAt);
+    expect(after.ok).toBe(false);
+    expect(after.detail).toMatch(/has passed: expected 410 gone, got 501 /);
   });
 });
 

@@ -6,6 +6,7 @@
  * the template's (local/template.ts), found by the routes they serve.
  */
 import type { Handler } from "aws-lambda";
+import { seedTable } from "../../bench/data.ts";
 import { versionVariable } from "../../lib/deployHook/targets.ts";
 import type { Item } from "../../lib/dynamodb.ts";
 import type { KeyEvent } from "../../lib/repositories/keyEvents.ts";
@@ -54,6 +55,8 @@ export interface HookRig {
   ): Promise<{ result: unknown; logs: string[]; report: Reported | undefined }>;
   /** The table's API key records (the hook's own included). */
   apiKeyRecords(): Promise<Item[]>;
+  /** Stores categories 1..count with descriptions of `descriptionChars` (the bench's seed). */
+  seedCategories(count: number, descriptionChars: number): Promise<void>;
   /** The key history of one key, as `npm run keys -- history <keyId>` reads it. */
   keyEvents(keyId: string): Promise<KeyEvent[]>;
   close(): Promise<void>;
@@ -91,6 +94,14 @@ export async function startHookRig(): Promise<HookRig> {
     runHook: (deploymentId, version, unset = []) =>
       runHook(hookProxy, reported, deploymentId, version, unset),
     apiKeyRecords: () => apiKeyRecords(dynamo),
+    seedCategories: async (count, descriptionChars) => {
+      const client = localClient(dynamo.endpoint);
+      try {
+        await seedTable(client, table, count, descriptionChars);
+      } finally {
+        client.close();
+      }
+    },
     keyEvents: async (keyId) => {
       const client = localClient(dynamo.endpoint);
       try {

@@ -2,6 +2,9 @@
  * The smoke test's checks (scripts/smoke.ts is the command): each request, what the contract
  * says the answer must be, and one PASS/FAIL result per check. Read-only unless `write` is set.
  */
+import { acceptCompressed } from "../../../lib/bodyText.ts";
+import type { Clock } from "../../../lib/clock.ts";
+import { systemClock } from "../../../lib/clock.ts";
 import { send } from "../httpClient.ts";
 import type { Answer } from "./expect.ts";
 import { CheckFailure, describe, expect, expectError, isRecord } from "./expect.ts";
@@ -24,6 +27,8 @@ export interface SmokeOptions {
   /** Also create one category (named smokeCategoryPrefix + time) and find it in the list. */
   readonly write?: boolean;
   readonly report?: (result: CheckResult) => void;
+  /** What "now" is to the pets check, which reads the answer's Sunset date against it. */
+  readonly now?: Clock;
 }
 
 export async function runChecks(
@@ -32,6 +37,7 @@ export async function runChecks(
   options: SmokeOptions = {},
 ): Promise<CheckResult[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const now = options.now ?? systemClock;
   const auth = { authorization: `Bearer ${apiKey}` };
   const results: CheckResult[] = [];
 
@@ -45,7 +51,9 @@ export async function runChecks(
       {
         method,
         path: `/v1${path}`,
-        headers: { accept: "application/json", ...init.headers },
+        // Compressed, as clients ask: a list over Lambda's 6 MB limit comes only so (else 406),
+        // and a healthy stage must not fail its smoke test for having grown. send() decodes it.
+        headers: { accept: "application/json", ...acceptCompressed, ...init.headers },
         ...(init.body !== undefined && { body: init.body }),
       },
       { timeoutMs },
@@ -128,12 +136,27 @@ export async function runChecks(
     return messageOf(answer);
   });
 
-  await check("GET /pets/{petId} answers 501 with the Deprecation header", async () => {
+  // The contract: 501 until the stage's sunset date (PetsSunsetAt), 410 gone from it on, both with
+  // Deprecation, and Sunset whenever a date is set. The date is read from the answer's own Sunset
+  // header, not from the stage's settings: the check then holds for any address (npm start, a
+  // stage) and judges what clients are told. A 410 before that date, or without one, fails; so
+  // does a 501 after it.
+  await check("GET /pets/{petId} answers 501, or 410 gone once its Sunset has passed", async () => {
     const answer = await request("GET", "/pets/1", { headers: auth });
-    expectError(answer, 501, "not_implemented");
+    const sunset = answer.headers.sunset;
+    const sunsetAt = sunset === undefined ? undefined : Date.parse(sunset);
+    expect(sunsetAt === undefined || !Number.isNaN(sunsetAt), `Sunset "${sunset}" is no date`);
+    const gone = sunsetAt !== undefined && sunsetAt <= now();
+    const [status, code] = gone ? [410, "gone"] : [501, "not_implemented"];
+    const why =
+      sunset === undefined
+        ? "no Sunset header"
+        : `Sunset ${sunset} ${gone ? "has passed" : "is ahead"}`;
+    expect(answer.status === status, `${why}: expected ${status} ${code}, got ${describe(answer)}`);
+    expectError(answer, status, code);
     const deprecation = answer.headers.deprecation ?? "";
     expect(/^@\d+$/.test(deprecation), `expected Deprecation: @<epoch>, got "${deprecation}"`);
-    return `Deprecation: ${deprecation}`;
+    return `${status} ${code}; Deprecation: ${deprecation}; ${why}`;
   });
 
   if (options.write) {
