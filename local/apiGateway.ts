@@ -38,7 +38,10 @@ export interface RequestTarget {
   readonly decodedPath: string | undefined;
 }
 
-export function parseTarget(requestUrl: string): RequestTarget {
+export function parseTarget(target: string): RequestTarget {
+  // The absolute form (`GET http://host/v1/categories`), which a server must accept (RFC 9112
+  // §3.2.2), names the same path after its scheme and authority.
+  const requestUrl = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "") || "/";
   const question = requestUrl.indexOf("?");
   const rawPath = question === -1 ? requestUrl : requestUrl.slice(0, question);
   return {

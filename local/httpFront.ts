@@ -61,6 +61,17 @@ export function createFront(handle: RequestHandler, timeoutMs = gatewayTimeoutMs
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     refuse(error, socket, timeoutMs);
   });
+  // Node hands a CONNECT over as a bare socket: it goes to the routes as any other method does
+  // (the fallback's 405, in the Error shape), not a silently closed connection.
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const requestId = gatewayRequestId();
+    answer(request, Buffer.alloc(0), requestId).then(
+      (reply) => {
+        sendRaw(socket, reply, requestId);
+      },
+      () => socket.destroy(),
+    );
+  });
   return server;
 
   function answer(request: IncomingMessage, body: Buffer, requestId: string): Promise<HttpAnswer> {
@@ -116,7 +127,11 @@ function refuse(error: NodeJS.ErrnoException, socket: Duplex, timeoutMs: number)
     return;
   }
   const requestId = gatewayRequestId();
-  const reply = errorAnswer(refusal(error.code, timeoutMs), requestId);
+  sendRaw(socket, errorAnswer(refusal(error.code, timeoutMs), requestId), requestId);
+}
+
+/** An answer written on the socket itself, which is then closed. */
+function sendRaw(socket: Duplex, reply: HttpAnswer, requestId: string): void {
   const head = [
     `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}`,
     ...Object.entries(reply.headers).flatMap(([name, value]) =>

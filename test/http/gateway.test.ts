@@ -112,6 +112,25 @@ describe("requests Node's HTTP parser refuses are answered in the Error shape", 
   });
 });
 
+describe("requests Node's parser takes apart are routed as any other", () => {
+  it("CONNECT to a route: the fallback's 405 with Allow, in the Error shape", async () => {
+    const answer = await exchangeBytes(url, `CONNECT ${head}\r\n`);
+    expect(answer).toBeApiError(405, "method_not_allowed");
+    expect(answer.headers.allow).toBe("GET, POST");
+    expect(answer.headers["apigw-requestid"]).toMatch(/=$/);
+  });
+
+  it("the absolute form (GET http://host/v1/categories) names the same route", async () => {
+    // Kept open until the server answers and closes (a function answers after a cold start).
+    const absolute = (target: string) =>
+      exchangeBytes(url, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, true);
+    const origin = `http://${new URL(url).host}`;
+    expect(await absolute(`${origin}/v1/categories`)).toBeApiError(401, "unauthorized");
+    expect(await absolute(`${origin}/v1/pets/%ff`)).toBeApiError(404, "not_found");
+    expect(await absolute(origin)).toBeApiError(404, "not_found");
+  });
+});
+
 describe("a request that does not arrive in time is given up, as the gateway does", () => {
   it(`408 request_timeout when the body stalls (REQUEST_TIMEOUT_MS=${requestTimeoutMs})`, async () => {
     const answer = await exchangeBytes(
