@@ -2,16 +2,19 @@
  * `npm run deploy`'s steps in order: read the plan and the release, the pre-flight (the plan,
  * the settings, the tools: preflight.ts), (dry run: say what would run and what the pre-flight
  * found), refuse on any finding, check the credentials' account, ask before production, read
- * and print what runs now (what a rollback goes back to), build, `sam deploy`, then the smoke
- * test against the stage's BaseUrl. Each failure says what to do in one line.
+ * and print what runs now (what a rollback goes back to), build, `sam deploy`, confirm that the
+ * stack runs the release (a declined change set is no deploy), then the smoke test against the
+ * stage's BaseUrl. Each failure says what to do in one line.
  */
 import { BuildError } from "../../build.ts";
 import { shellQuote } from "../../process.ts";
 import type { LiveBefore } from "../../release.ts";
 import {
+  commitTag,
   describeLiveBefore,
   readLiveBefore,
   readRelease,
+  readStackRelease,
   rollbackAdvice,
   stackTags,
   unreadLiveBefore,
@@ -20,7 +23,14 @@ import type { StageConfig } from "../../stages.ts";
 import { stackOutput } from "../../stages.ts";
 import type { DeployIo } from "./io.ts";
 import type { Plan } from "./plan.ts";
-import { plan, planFindings, releaseSha256, samDeployArgs, smokeMode } from "./plan.ts";
+import {
+  configurationParameter,
+  plan,
+  planFindings,
+  releaseSha256,
+  samDeployArgs,
+  smokeMode,
+} from "./plan.ts";
 import {
   concurrencyFinding,
   configFindings,
@@ -88,7 +98,8 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
     }
   }
   // The release's hash needs the bundles as built: known only now.
-  const args = argsFor(releaseSha256(config.parameters, io.bundleHashes()));
+  const release = releaseSha256(config.parameters, io.bundleHashes());
+  const args = argsFor(release);
   io.out(`deploying ${where}: sam ${args.map(shellQuote).join(" ")}`);
   const code = await io.run(sam, args);
   if (code !== 0) {
@@ -96,10 +107,49 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
     return code;
   }
   io.out("");
-  const { commit, dirty, version } = read.release;
-  // As the stack's commit tag says it (release.ts): a dirty tree's is not the commit's code.
-  io.out(`Deployed ${where} (commit ${commit}${dirty ? "-dirty" : ""}, version ${version}).`);
+  const commit = commitTag(read.release);
+  const unconfirmed = await notDeployed(config, { commit, release }, aws, io);
+  if (unconfirmed !== undefined) {
+    io.err(unconfirmed);
+    return 1;
+  }
+  // The line docs/operating.md "Rolling back" sends operators to: only once the stack says so.
+  io.out(`Deployed ${where} (commit ${commit}, version ${read.release.version}).`);
   return planned.smoke ? smokeAfterDeploy(planned, before, io) : 0;
+}
+
+/**
+ * Whether the stack now runs this release, as CloudFormation says it: undefined when its commit
+ * tag and its release hash (configurationParameter) are this deploy's, else the line to print.
+ * `sam deploy` exits 0 when the operator answers N to "Deploy this changeset?" (samcli's
+ * deploy_context.py returns), with the stack untouched: its exit code alone cannot tell. The
+ * hash too, as a dirty tree's commit tag stays the same from one deploy of it to the next.
+ */
+async function notDeployed(
+  config: StageConfig,
+  expected: { readonly commit: string; readonly release: string },
+  aws: string,
+  io: DeployIo,
+): Promise<string | undefined> {
+  const now = await readStackRelease(config, aws, io.capture);
+  if ("failed" in now) {
+    return (
+      `sam deploy finished, but what ${config.stackName} runs now could not be read ` +
+      `(${now.failed}): check its commit tag (aws cloudformation describe-stacks --stack-name ` +
+      `${config.stackName} --region ${config.region} --query Stacks[0].Tags) before taking it ` +
+      `as deployed, then npm run smoke -- --stage ${config.stage}`
+    );
+  }
+  const runs =
+    "absent" in now
+      ? now.absent
+      : `${config.stackName} still runs commit ${"value" in now.commit ? now.commit.value : "unknown"}`;
+  const deployed =
+    "commit" in now &&
+    "value" in now.commit &&
+    now.commit.value === expected.commit &&
+    now.parameters[configurationParameter] === expected.release;
+  return deployed ? undefined : `not deployed: the change set was not executed (${runs}).`;
 }
 
 /** The pre-flight's refusal: every finding in one line of its own, exit 2. */
