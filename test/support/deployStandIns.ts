@@ -108,11 +108,15 @@ export function runDeploy(
   return { code: child.status ?? -1, out: child.stdout, err: child.stderr };
 }
 
-/** What deploy() did: log lines in order, the commands run, the smoke tests (URL, write). */
+/**
+ * What deploy() did: log lines in order, the commands run, the smoke tests (URL, write), the
+ * stage's BaseUrl each time it asked whether the stage accepts the key.
+ */
 export type FakeDeployIo = DeployIo & {
   log: string[];
   runs: string[][];
   smokes: [string, boolean][];
+  keyChecks: string[];
   /** Every captured command's arguments, with how many `runs` there were before it. */
   captures: { args: string[]; runsBefore: number }[];
 };
@@ -236,6 +240,7 @@ export function fakeDeployIo(
   const log: string[] = [];
   const runs: string[][] = [];
   const smokes: [string, boolean][] = [];
+  const keyChecks: string[] = [];
   const captures: FakeDeployIo["captures"] = [];
   const outputs = JSON.stringify([{ OutputKey: "BaseUrl", OutputValue: "https://api.example/v1" }]);
   const samconfig = overrides.samconfig ?? operatorSamconfig();
@@ -244,6 +249,7 @@ export function fakeDeployIo(
     log,
     runs,
     smokes,
+    keyChecks,
     captures,
     samconfig,
     workflow: workflowPath,
@@ -264,7 +270,11 @@ export function fakeDeployIo(
       const answer = (stdout: string) => Promise.resolve({ code: 0, stdout, stderr: "" });
       if (command === "git")
         return answer(args[0] === "rev-parse" ? `${sha}\n` : dirty ? " M x\n" : "");
-      if (command.endsWith("sam") && args[0] === "list") return answer(outputs);
+      if (command.endsWith("sam") && args[0] === "list") {
+        if (stage !== "no stack") return answer(outputs);
+        const stderr = `Error: Stack with id ${args[3] ?? ""} does not exist\n`;
+        return Promise.resolve({ code: 1, stdout: "", stderr });
+      }
       if (command.endsWith("sam") && args[0] === "--version") return answer(toolVersions.sam);
       if (command.endsWith("aws") && args[0] === "--version") return answer(toolVersions.aws);
       // The account of the operator's credentials (`caller`).
@@ -278,6 +288,13 @@ export function fakeDeployIo(
       expect(apiKey).toBe(key);
       smokes.push([baseUrl, write]);
       return Promise.resolve("passed" as const);
+    },
+    // A key the stage takes: 401 without it, 200 on the read, 400 on the write's empty body.
+    keyAnswers: (baseUrl, apiKey) => {
+      log.push("key");
+      expect(apiKey).toBe(key);
+      keyChecks.push(baseUrl);
+      return Promise.resolve({ keyless: 401, read: 200, write: 400 });
     },
     env: { PETSTORE_API_KEY: key },
     which: (name) => (["sam", "aws"].includes(name) ? `/opt/${name}/bin/${name}` : undefined),

@@ -22,6 +22,7 @@ import {
 import type { StageConfig } from "../../stages.ts";
 import { stackOutput } from "../../stages.ts";
 import type { DeployIo } from "./io.ts";
+import { describeRefusal, keyRefusal } from "./key.ts";
 import type { Plan } from "./plan.ts";
 import {
   configurationParameter,
@@ -72,6 +73,9 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
   const concurrency = await concurrencyFinding(config, aws, io.capture);
   if (concurrency && "refuse" in concurrency) return refuse([concurrency.refuse], io);
   if (concurrency) io.err(`deploy: ${concurrency.note}; deploying anyway`);
+  // Before the question: a key the stage refuses now would fail the smoke test after it.
+  const keyBefore = planned.smoke ? await keyAcceptedBefore(planned, io) : undefined;
+  if (typeof keyBefore === "object") return refuse([keyBefore.refuse], io);
   if (asks) {
     const refusal = await confirmProduction(where, io);
     if (refusal !== undefined) return refusal;
@@ -115,7 +119,31 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
   }
   // The line docs/operating.md "Rolling back" sends operators to: only once the stack says so.
   io.out(`Deployed ${where} (commit ${commit}, version ${read.release.version}).`);
-  return planned.smoke ? smokeAfterDeploy(planned, before, io) : 0;
+  return planned.smoke ? smokeAfterDeploy(planned, { before, keyBefore }, io) : 0;
+}
+
+/**
+ * Whether the stage takes the smoke test's key now, from the release that runs before the
+ * deploy: a refusal to refuse the deploy on (one line: the status and what to do), `accepted`,
+ * or undefined when not known (no stack yet, its BaseUrl not read, nothing answered).
+ */
+async function keyAcceptedBefore(
+  plan: Plan,
+  io: DeployIo,
+): Promise<{ readonly refuse: string } | "accepted" | undefined> {
+  const found = await stackOutput(plan.config, "BaseUrl", io.capture);
+  if (!found.ok) return undefined;
+  const answers = await io.keyAnswers(found.value, smokeKey(io));
+  if ("unreachable" in answers) return undefined;
+  const refused = keyRefusal(answers, plan.stage);
+  if (refused === undefined) return "accepted";
+  return {
+    refuse: `PETSTORE_API_KEY is not accepted by ${plan.stage} (${describeRefusal(refused)}): ${refused.advice}`,
+  };
+}
+
+function smokeKey(io: DeployIo): string {
+  return io.env.PETSTORE_API_KEY?.trim() ?? "";
 }
 
 /**
@@ -187,6 +215,12 @@ function dryRun(
   io.out(
     `would check that the account's Lambda concurrency quota is at least AlarmConcurrentExecutions (aws lambda get-account-settings)`,
   );
+  if (planned.smoke) {
+    io.out(
+      `would check that the stack's BaseUrl, if it has one, accepts the key (a GET and a POST ` +
+        `with an empty body, which writes nothing)`,
+    );
+  }
   if (deployment.asks) io.out("would ask for confirmation first (pass --yes to skip)");
   io.out(
     `would read and print what runs now, what a rollback would go back to (aws lambda get-alias ` +
@@ -194,6 +228,10 @@ function dryRun(
   );
   if (planned.build) io.out("would run: npm run build");
   io.out(`would run: ${["sam", ...deployment.args].map(shellQuote).join(" ")}`);
+  io.out(
+    `would then check that the stack runs this release: its commit tag and release hash ` +
+      `(aws cloudformation describe-stacks)`,
+  );
   if (planned.smoke) {
     const key = io.env.PETSTORE_API_KEY?.trim()
       ? "PETSTORE_API_KEY"
@@ -258,15 +296,18 @@ function samFailed(code: number, config: StageConfig, before: LiveBefore): strin
   ];
 }
 
-async function smokeAfterDeploy(plan: Plan, before: LiveBefore, io: DeployIo): Promise<number> {
+async function smokeAfterDeploy(
+  plan: Plan,
+  known: { readonly before: LiveBefore; readonly keyBefore: "accepted" | undefined },
+  io: DeployIo,
+): Promise<number> {
   const found = await stackOutput(plan.config, "BaseUrl", io.capture);
   if (!found.ok) {
     io.err(`${found.message}\nThen: npm run smoke -- --stage ${plan.stage}`);
     return 1;
   }
   io.out(`smoke test of ${found.value} (${smokeMode(plan.stage)}):`);
-  const apiKey = io.env.PETSTORE_API_KEY?.trim() ?? "";
-  const outcome = await io.smoke(found.value, apiKey, plan.stage !== "production");
+  const outcome = await io.smoke(found.value, smokeKey(io), plan.stage !== "production");
   if (outcome === "passed") return 0;
   if (outcome !== "failed") {
     // No answer at all says more about the network here than about the release.
@@ -276,7 +317,23 @@ async function smokeAfterDeploy(plan: Plan, before: LiveBefore, io: DeployIo): P
     );
     return 1;
   }
+  const refused = keyRefusal(await io.keyAnswers(found.value, smokeKey(io)), plan.stage);
+  // A key the release before took and this one refuses (not for its rate limit, which the smoke
+  // test itself may have used up) is the release's doing: a rollback is the answer then.
+  const releaseRefuses = known.keyBefore === "accepted" && refused?.status !== 429;
+  if (refused !== undefined && !releaseRefuses) {
+    io.err(
+      `the smoke test failed on its key, not on the release: ${plan.stage} does not accept ` +
+        `PETSTORE_API_KEY (${describeRefusal(refused)}): ${refused.advice}; then npm run smoke -- --stage ${plan.stage}`,
+    );
+    return 1;
+  }
   io.err(`the smoke test failed against the new release of ${plan.stage}.`);
-  for (const line of rollbackAdvice(plan.config, before)) io.err(line);
+  if (refused !== undefined) {
+    io.err(
+      `The new release refuses PETSTORE_API_KEY (${describeRefusal(refused)}), which the release before accepted.`,
+    );
+  }
+  for (const line of rollbackAdvice(plan.config, known.before)) io.err(line);
   return 1;
 }
