@@ -168,16 +168,16 @@ async function notDeployed(
       `as deployed, then npm run smoke -- --stage ${config.stage}`
     );
   }
+  if ("absent" in now) return `not deployed: the change set was not executed (${now.absent}).`;
+  const commit = "value" in now.commit ? now.commit.value : undefined;
+  if (commit === expected.commit && now.parameters[configurationParameter] === expected.release) {
+    return undefined;
+  }
   const runs =
-    "absent" in now
-      ? now.absent
-      : `${config.stackName} still runs commit ${"value" in now.commit ? now.commit.value : "unknown"}`;
-  const deployed =
-    "commit" in now &&
-    "value" in now.commit &&
-    now.commit.value === expected.commit &&
-    now.parameters[configurationParameter] === expected.release;
-  return deployed ? undefined : `not deployed: the change set was not executed (${runs}).`;
+    commit === expected.commit
+      ? `another build of commit ${commit}`
+      : `commit ${commit ?? "unknown"}`;
+  return `not deployed: the change set was not executed (${config.stackName} still runs ${runs}).`;
 }
 
 /** The pre-flight's refusal: every finding in one line of its own, exit 2. */
