@@ -272,7 +272,8 @@ function samFailed(code: number, config: StageConfig, before: LiveBefore): strin
     return [
       `sam deploy failed (exit ${code}). CloudFormation rolls a failed update back by itself, ` +
         `and CodeDeploy keeps traffic on the old versions when the pre-traffic hook or an alarm ` +
-        `fails; see the stack's events (the CloudFormation console) for the cause.`,
+        `fails (an alarm already firing stops any deploy: docs/operating.md "Rolling back"); ` +
+        `see the stack's events (the CloudFormation console) for the cause.`,
       ...("failed" in before.commit
         ? [
             `If ${config.stackName} did not exist before (not read: see above), a create failed: ${runbook}.`,

@@ -150,6 +150,10 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(await deploy(["staging"], fake)).toBe(3);
     expect(fake.log).not.toContain("smoke");
     expect(fake.log.join("\n")).toContain("sam deploy failed");
+    // A hot fix during an incident: the alarms still firing roll it back (docs/operating.md).
+    expect(fake.log.join("\n")).toContain(
+      `an alarm already firing stops any deploy: docs/operating.md "Rolling back"`,
+    );
   });
 
   it("does not deploy when the build fails, and says so in one line", async () => {
