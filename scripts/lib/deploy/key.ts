@@ -27,7 +27,13 @@ export async function askKey(baseUrl: string, apiKey: string): Promise<KeyAnswer
   const timeoutMs = 10_000;
   try {
     const keyless = await send(baseUrl, { path: "/v1/categories", key: null }, { timeoutMs });
-    const read = await send(baseUrl, { path: "/v1/categories", key: apiKey }, { timeoutMs });
+    // Compressed, as clients ask: a list over Lambda's 6 MB answer limit comes only so.
+    const compressed = { "accept-encoding": "br, gzip" };
+    const read = await send(
+      baseUrl,
+      { path: "/v1/categories", key: apiKey, headers: compressed },
+      { timeoutMs },
+    );
     const write = await send(
       baseUrl,
       {

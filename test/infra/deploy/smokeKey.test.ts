@@ -186,7 +186,7 @@ describe("the three requests that ask the stage about the key", () => {
       request.on("data", (chunk: Buffer) => (body += chunk.toString()));
       request.on("end", () => {
         const auth = request.headers.authorization ?? "none";
-        const type = request.headers["content-type"] ?? "";
+        const type = request.headers["content-type"] ?? request.headers["accept-encoding"] ?? "";
         seen.push(`${request.method ?? ""} ${request.url ?? ""} ${auth} ${type} ${body}`.trim());
         const status = auth === "none" ? 401 : request.method === "GET" ? 200 : 403;
         response.writeHead(status, { "content-type": "application/json" }).end("{}");
@@ -199,7 +199,7 @@ describe("the three requests that ask the stage about the key", () => {
       expect(answers).toEqual({ keyless: 401, read: 200, write: 403 });
       expect(seen).toEqual([
         "GET /v1/categories none",
-        `GET /v1/categories Bearer ${key}`,
+        `GET /v1/categories Bearer ${key} br, gzip`,
         `POST /v1/categories Bearer ${key} application/json {}`,
       ]);
     } finally {
