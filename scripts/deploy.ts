@@ -16,10 +16,13 @@
  * settings in infra/samconfig.toml, a workflow role of another account, a missing or old SAM CLI
  * or AWS CLI, and credentials for another account, one line each (exit 2).
  * Production is deployed from a clean work tree only, and asks first on a terminal; without a
- * terminal it needs --yes. A failed smoke test says how to roll back.
+ * terminal it needs --yes. A smoke key the stage refuses now refuses the deploy (key.ts). After
+ * sam, the stack must run the release (a declined change set is no deploy). A failed smoke test
+ * says how to roll back, unless the stage refused its key.
  *
  * The parts, in scripts/lib/deploy/: plan.ts (the command line, the plan's own refusals),
- * preflight.ts (the settings' and tools' checks), run.ts (the steps), io.ts (the terminal, processes and smoke test they use).
+ * preflight.ts (the settings' and tools' checks), key.ts (whether the stage takes the smoke
+ * key), run.ts (the steps), io.ts (the terminal, processes and smoke test they use).
  */
 import { terminalIo } from "./lib/deploy/io.ts";
 import { deploy } from "./lib/deploy/run.ts";

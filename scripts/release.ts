@@ -40,11 +40,16 @@ export async function readRelease(run: Capture): Promise<ReadRelease> {
   };
 }
 
+/** The stack's `commit` tag for a release: a dirty tree's is not the commit's code. */
+export function commitTag(release: Release): string {
+  return release.dirty ? `${release.commit}-dirty` : release.commit;
+}
+
 /** The stage's tags from samconfig.toml plus commit and version, in SAM's --tags format. */
 export function stackTags(config: StageConfig, release: Release): string {
   const tags = {
     ...parseParameterOverrides(String(config.deploy.tags ?? "")),
-    commit: release.dirty ? `${release.commit}-dirty` : release.commit,
+    commit: commitTag(release),
     version: release.version,
   };
   return Object.entries(tags)
@@ -77,16 +82,24 @@ const neverCreated = /^(ROLLBACK_|CREATE_(?!COMPLETE)|REVIEW_IN_PROGRESS)/;
 const notFound = /ResourceNotFoundException|Stack with id \S+ does not exist/;
 
 /**
- * Reads what is live in the stage now, with the AWS CLI and the operator's credentials: one
- * describe-stacks, then one get-alias per function. A stack or alias that does not exist is
- * `absent`; any other failure is `failed` with the CLI's last words, never an exception.
+ * What the stack runs, as CloudFormation says it (one describe-stacks): the commit tag, and the
+ * parameters it was deployed with (the release's hash among them: plan.ts). `absent` when there
+ * is no stack, or its create never completed (nothing of it runs); `failed` with the CLI's last
+ * words, never an exception.
  */
-export async function readLiveBefore(
+export type StackRelease =
+  | {
+      readonly commit: Reading;
+      readonly parameters: Readonly<Record<string, string>>;
+    }
+  | { readonly absent: string }
+  | { readonly failed: string };
+
+export async function readStackRelease(
   config: StageConfig,
   aws: string,
   run: Capture,
-): Promise<LiveBefore> {
-  const region = ["--region", config.region];
+): Promise<StackRelease> {
   // JSON, and no JMESPath pipe or spaces: on Windows the arguments pass through cmd.exe
   // (process.ts), where `|` is a pipe, and `--output text` prints a missing tag as "None".
   const stack = await run(aws, [
@@ -94,18 +107,42 @@ export async function readLiveBefore(
     "describe-stacks",
     "--stack-name",
     config.stackName,
-    ...region,
+    "--region",
+    config.region,
     "--query",
-    "Stacks[0].[StackStatus,Tags]",
+    "Stacks[0].[StackStatus,Tags,Parameters]",
     "--output",
     "json",
   ]);
-  const commit = readingOf(stack, `no stack ${config.stackName} yet`, (stdout) => {
-    const [status, tags] = JSON.parse(stdout) as [string, { Key: string; Value: string }[] | null];
+  return readingOf(stack, `no stack ${config.stackName} yet`, (stdout) => {
+    const [status, tags, parameters] = JSON.parse(stdout) as [
+      string,
+      { Key: string; Value: string }[] | null,
+      { ParameterKey: string; ParameterValue: string }[] | null,
+    ];
     if (neverCreated.test(status)) return { absent: `${config.stackName} is in ${status}` };
     const tag = tags?.find((each) => each.Key === "commit")?.Value;
-    return tag ? { value: tag } : { failed: `${config.stackName} has no commit tag` };
+    return {
+      commit: tag ? { value: tag } : { failed: `${config.stackName} has no commit tag` },
+      parameters: Object.fromEntries(
+        (parameters ?? []).map((each) => [each.ParameterKey, each.ParameterValue]),
+      ),
+    };
   });
+}
+
+/**
+ * Reads what is live in the stage now, with the AWS CLI and the operator's credentials: the
+ * stack (readStackRelease), then one get-alias per function. A stack or alias that does not
+ * exist is `absent`; any other failure is `failed` with the CLI's last words, never an exception.
+ */
+export async function readLiveBefore(
+  config: StageConfig,
+  aws: string,
+  run: Capture,
+): Promise<LiveBefore> {
+  const stack = await readStackRelease(config, aws, run);
+  const commit = "commit" in stack ? stack.commit : stack;
   if ("absent" in commit) {
     const none = { absent: commit.absent };
     return { commit, versions: Object.fromEntries(routedFunctions().map((name) => [name, none])) };
@@ -119,7 +156,8 @@ export async function readLiveBefore(
         `${config.stackName}-${name}`,
         "--name",
         "live",
-        ...region,
+        "--region",
+        config.region,
         "--query",
         "FunctionVersion",
         "--output",
@@ -132,11 +170,11 @@ export async function readLiveBefore(
 }
 
 /** One read's answer: `absent` (saying `missing`) when the CLI found no such thing. */
-function readingOf(
+function readingOf<T extends object>(
   answer: { code: number; stdout: string; stderr: string },
   missing: string,
-  read: (stdout: string) => Reading,
-): Reading {
+  read: (stdout: string) => T,
+): T | { readonly absent: string } | { readonly failed: string } {
   if (answer.code !== 0) {
     if (notFound.test(answer.stderr)) return { absent: missing };
     return { failed: lastWords(answer.stderr, answer.code) };

@@ -108,23 +108,27 @@ export function runDeploy(
   return { code: child.status ?? -1, out: child.stdout, err: child.stderr };
 }
 
-/** What deploy() did: log lines in order, the commands run, the smoke tests (URL, write). */
+/**
+ * What deploy() did: log lines in order, the commands run, the smoke tests (URL, write), the
+ * stage's BaseUrl each time it asked whether the stage accepts the key.
+ */
 export type FakeDeployIo = DeployIo & {
   log: string[];
   runs: string[][];
   smokes: [string, boolean][];
+  keyChecks: string[];
   /** Every captured command's arguments, with how many `runs` there were before it. */
   captures: { args: string[]; runsBefore: number }[];
 };
 
 /**
  * What runs in the stage before the deploy, as the stand-in `aws` answers the deploy's reads:
- * the stack's status and commit tag, and the version of each function's `live` alias (a
- * function left out has no alias). "no stack": none at all (a first deploy); `{ error }`: every
- * read fails with that on stderr.
+ * the stack's status, commit tag and release hash (FunctionConfigurationSha256), and the version
+ * of each function's `live` alias (a function left out has no alias). "no stack": none at all (a
+ * first deploy); `{ error }`: every read fails with that on stderr, until a `sam deploy` succeeds.
  */
 export type LiveNow =
-  | { status: string; commit: string; versions: Record<string, string> }
+  | { status: string; commit: string; release: string; versions: Record<string, string> }
   | { error: string }
   | "no stack";
 
@@ -132,8 +136,34 @@ export type LiveNow =
 export const previousRelease = {
   status: "UPDATE_COMPLETE",
   commit: "fedcba9876543210fedcba9876543210fedcba98",
+  release: "9".repeat(64),
   versions: { listCategories: "7", createCategory: "12", routeFallback: "3" },
 };
+
+/**
+ * What the stage runs once `sam deploy` with `args` has completed: the stack is updated (or
+ * created) with its commit tag and release hash, and each function's `live` alias is on a new
+ * version.
+ */
+export function deployedBy(args: readonly string[], before: LiveNow): LiveNow {
+  const value = (option: string, name: string): string => {
+    const text = args[args.indexOf(option) + 1] ?? "";
+    return new RegExp(`\\b${name}="([^"]*)"`).exec(text)?.[1] ?? "";
+  };
+  const old = typeof before === "object" && "versions" in before ? before.versions : {};
+  const versions = Object.fromEntries(
+    ["listCategories", "createCategory", "routeFallback"].map((name) => [
+      name,
+      String(Number(old[name] ?? "0") + 1),
+    ]),
+  );
+  return {
+    status: before === "no stack" ? "CREATE_COMPLETE" : "UPDATE_COMPLETE",
+    commit: value("--tags", "commit"),
+    release: value("--parameter-overrides", "FunctionConfigurationSha256"),
+    versions,
+  };
+}
 
 /** The AWS CLI v2 answer to describe-stacks and get-alias for `live` in `stage` (eu-west-1). */
 function awsRead(args: readonly string[], live: LiveNow): Captured | undefined {
@@ -149,7 +179,7 @@ function awsRead(args: readonly string[], live: LiveNow): Captured | undefined {
     expect(args).toEqual([
       ...expected,
       "--query",
-      "Stacks[0].[StackStatus,Tags]",
+      "Stacks[0].[StackStatus,Tags,Parameters]",
       "--output",
       "json",
     ]);
@@ -163,7 +193,15 @@ function awsRead(args: readonly string[], live: LiveNow): Captured | undefined {
       { Key: "project", Value: "petstore" },
       { Key: "commit", Value: live.commit },
     ];
-    return { code: 0, stdout: JSON.stringify([live.status, tags], null, 4), stderr: "" };
+    const parameters = [
+      { ParameterKey: "Stage", ParameterValue: name.replace(/^petstore-/, "") },
+      { ParameterKey: "FunctionConfigurationSha256", ParameterValue: live.release },
+    ];
+    return {
+      code: 0,
+      stdout: JSON.stringify([live.status, tags, parameters], null, 4),
+      stderr: "",
+    };
   }
   if (service === "lambda" && operation === "get-account-settings") {
     const query = ["--query", "AccountLimit.ConcurrentExecutions", "--output", "text"];
@@ -188,8 +226,10 @@ function awsRead(args: readonly string[], live: LiveNow): Captured | undefined {
 
 /**
  * A DeployIo at a clean (or dirty) tree at `sha`, with `sam` and `aws` found and answering (the
- * credentials are for `caller`, staging's account unless given; `live` runs in the stage now),
- * over an operator's samconfig.toml (no placeholders).
+ * credentials are for `caller`, staging's account unless given; `live` runs in the stage now,
+ * and `sam deploy` changes it: deployedBy), over an operator's samconfig.toml (no placeholders).
+ * A `run` override that resolves to 0 leaves the stage as it was: an operator who declined SAM's
+ * change set.
  */
 export function fakeDeployIo(
   overrides: Partial<DeployIo> = {},
@@ -200,13 +240,16 @@ export function fakeDeployIo(
   const log: string[] = [];
   const runs: string[][] = [];
   const smokes: [string, boolean][] = [];
+  const keyChecks: string[] = [];
   const captures: FakeDeployIo["captures"] = [];
   const outputs = JSON.stringify([{ OutputKey: "BaseUrl", OutputValue: "https://api.example/v1" }]);
   const samconfig = overrides.samconfig ?? operatorSamconfig();
+  let stage = live;
   return {
     log,
     runs,
     smokes,
+    keyChecks,
     captures,
     samconfig,
     workflow: workflowPath,
@@ -219,6 +262,7 @@ export function fakeDeployIo(
     run: (command, args) => {
       log.push("run");
       runs.push([command, ...args]);
+      if (command.endsWith("sam") && args[0] === "deploy") stage = deployedBy(args, stage);
       return Promise.resolve(0);
     },
     capture: (command, args) => {
@@ -226,12 +270,16 @@ export function fakeDeployIo(
       const answer = (stdout: string) => Promise.resolve({ code: 0, stdout, stderr: "" });
       if (command === "git")
         return answer(args[0] === "rev-parse" ? `${sha}\n` : dirty ? " M x\n" : "");
-      if (command.endsWith("sam") && args[0] === "list") return answer(outputs);
+      if (command.endsWith("sam") && args[0] === "list") {
+        if (stage !== "no stack") return answer(outputs);
+        const stderr = `Error: Stack with id ${args[3] ?? ""} does not exist\n`;
+        return Promise.resolve({ code: 1, stdout: "", stderr });
+      }
       if (command.endsWith("sam") && args[0] === "--version") return answer(toolVersions.sam);
       if (command.endsWith("aws") && args[0] === "--version") return answer(toolVersions.aws);
       // The account of the operator's credentials (`caller`).
       if (command.endsWith("aws") && args[0] === "sts") return answer(`${caller}\n`);
-      const read = command.endsWith("aws") ? awsRead(args, live) : undefined;
+      const read = command.endsWith("aws") ? awsRead(args, stage) : undefined;
       if (read !== undefined) return Promise.resolve(read);
       return Promise.resolve({ code: 127, stdout: "", stderr: "" });
     },
@@ -240,6 +288,13 @@ export function fakeDeployIo(
       expect(apiKey).toBe(key);
       smokes.push([baseUrl, write]);
       return Promise.resolve("passed" as const);
+    },
+    // A key the stage takes: 401 without it, 200 on the read, 400 on the write's empty body.
+    keyAnswers: (baseUrl, apiKey) => {
+      log.push("key");
+      expect(apiKey).toBe(key);
+      keyChecks.push(baseUrl);
+      return Promise.resolve({ keyless: 401, read: 200, write: 400 });
     },
     env: { PETSTORE_API_KEY: key },
     which: (name) => (["sam", "aws"].includes(name) ? `/opt/${name}/bin/${name}` : undefined),

@@ -11,6 +11,8 @@ import { buildFunctions, bundleIsStale } from "../../build.ts";
 import type { Capture } from "../../process.ts";
 import { capture, runAttached, which } from "../../process.ts";
 import { samconfigPath } from "../../stages.ts";
+import type { KeyAnswers } from "./key.ts";
+import { askKey } from "./key.ts";
 import { printCheck, runChecks } from "../smoke/checks.ts";
 import { unreachable } from "../smoke/reach.ts";
 
@@ -33,6 +35,8 @@ export interface DeployIo {
   readonly capture: Capture;
   /** Runs the smoke test's checks, reporting each; or says why nothing answered at all. */
   readonly smoke: (baseUrl: string, apiKey: string, write: boolean) => Promise<SmokeOutcome>;
+  /** How the stage answers the smoke test's key (key.ts): three requests that write nothing. */
+  readonly keyAnswers: (baseUrl: string, apiKey: string) => Promise<KeyAnswers>;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The absolute path of an executable on PATH, or undefined. */
   readonly which: (name: string) => string | undefined;
@@ -62,6 +66,7 @@ export const terminalIo: DeployIo = {
     const results = await runChecks(baseUrl, apiKey, { write, report: printCheck });
     return results.every((result) => result.ok) ? "passed" : "failed";
   },
+  keyAnswers: askKey,
   env: process.env,
   which: (name) => which(name),
   confirm: async (question) => {

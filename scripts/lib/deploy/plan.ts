@@ -21,12 +21,14 @@ const usage = `usage: npm run deploy -- <${stages.join("|")}> [--yes] [--dry-run
   --no-smoke    skip the smoke test after the deploy (then no key is needed)
   --print-role  print the stage's GitHub deploy role and region (role=…, region=…) from
                 infra/samconfig.toml, for the workflow; refused while the settings are not real
-  the smoke test's key: PETSTORE_API_KEY (a key of that stage)
+  the smoke test's key: PETSTORE_API_KEY (a key of that stage; one the running stage refuses
+                is refused before the build)
   before anything runs, the pre-flight refuses placeholder settings in infra/samconfig.toml, a
   workflow role of another account, a missing or old SAM CLI (>= ${minimumVersions.sam}) or AWS CLI
   (>= ${minimumVersions.aws}), and credentials for another account (one line each)
 exit: 0 deployed (dry run: the pre-flight passed), 1 failed on the way (SAM's own code when
-  sam deploy fails), 2 refused before anything ran (a mistake in the command or the pre-flight)`;
+  sam deploy fails; 1 when the stack does not run the release after it, as when its change
+  set was declined), 2 refused before anything ran (a mistake in the command or the pre-flight)`;
 
 export interface Plan {
   readonly stage: string;
@@ -193,7 +195,7 @@ export function planFindings(plan: Plan, release: Release, io: DeployIo): string
     );
   }
   // A key the stage refuses unread (lib/keyFormat.ts) would fail the smoke test after a good
-  // deploy, on 401, and advise a rollback: said before anything runs, without the key.
+  // deploy, on 401: said before anything runs, without asking the stage (run.ts asks it next).
   const smokeKey = io.env.PETSTORE_API_KEY?.trim();
   if (plan.smoke && smokeKey && keyVerdict(smokeKey, keyStageOf(plan.stage)) === "refused") {
     findings.push(

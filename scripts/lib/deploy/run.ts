@@ -2,16 +2,19 @@
  * `npm run deploy`'s steps in order: read the plan and the release, the pre-flight (the plan,
  * the settings, the tools: preflight.ts), (dry run: say what would run and what the pre-flight
  * found), refuse on any finding, check the credentials' account, ask before production, read
- * and print what runs now (what a rollback goes back to), build, `sam deploy`, then the smoke
- * test against the stage's BaseUrl. Each failure says what to do in one line.
+ * and print what runs now (what a rollback goes back to), build, `sam deploy`, confirm that the
+ * stack runs the release (a declined change set is no deploy), then the smoke test against the
+ * stage's BaseUrl. Each failure says what to do in one line.
  */
 import { BuildError } from "../../build.ts";
 import { shellQuote } from "../../process.ts";
 import type { LiveBefore } from "../../release.ts";
 import {
+  commitTag,
   describeLiveBefore,
   readLiveBefore,
   readRelease,
+  readStackRelease,
   rollbackAdvice,
   stackTags,
   unreadLiveBefore,
@@ -19,8 +22,16 @@ import {
 import type { StageConfig } from "../../stages.ts";
 import { stackOutput } from "../../stages.ts";
 import type { DeployIo } from "./io.ts";
+import { describeRefusal, keyRefusal } from "./key.ts";
 import type { Plan } from "./plan.ts";
-import { plan, planFindings, releaseSha256, samDeployArgs, smokeMode } from "./plan.ts";
+import {
+  configurationParameter,
+  plan,
+  planFindings,
+  releaseSha256,
+  samDeployArgs,
+  smokeMode,
+} from "./plan.ts";
 import {
   concurrencyFinding,
   configFindings,
@@ -62,6 +73,9 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
   const concurrency = await concurrencyFinding(config, aws, io.capture);
   if (concurrency && "refuse" in concurrency) return refuse([concurrency.refuse], io);
   if (concurrency) io.err(`deploy: ${concurrency.note}; deploying anyway`);
+  // Before the question: a key the stage refuses now would fail the smoke test after it.
+  const keyBefore = planned.smoke ? await keyAcceptedBefore(planned, io) : undefined;
+  if (typeof keyBefore === "object") return refuse([keyBefore.refuse], io);
   if (asks) {
     const refusal = await confirmProduction(where, io);
     if (refusal !== undefined) return refusal;
@@ -88,7 +102,8 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
     }
   }
   // The release's hash needs the bundles as built: known only now.
-  const args = argsFor(releaseSha256(config.parameters, io.bundleHashes()));
+  const release = releaseSha256(config.parameters, io.bundleHashes());
+  const args = argsFor(release);
   io.out(`deploying ${where}: sam ${args.map(shellQuote).join(" ")}`);
   const code = await io.run(sam, args);
   if (code !== 0) {
@@ -96,10 +111,73 @@ export async function deploy(argv: readonly string[], io: DeployIo): Promise<num
     return code;
   }
   io.out("");
-  const { commit, dirty, version } = read.release;
-  // As the stack's commit tag says it (release.ts): a dirty tree's is not the commit's code.
-  io.out(`Deployed ${where} (commit ${commit}${dirty ? "-dirty" : ""}, version ${version}).`);
-  return planned.smoke ? smokeAfterDeploy(planned, before, io) : 0;
+  const commit = commitTag(read.release);
+  const unconfirmed = await notDeployed(config, { commit, release }, aws, io);
+  if (unconfirmed !== undefined) {
+    io.err(unconfirmed);
+    return 1;
+  }
+  // The line docs/operating.md "Rolling back" sends operators to: only once the stack says so.
+  io.out(`Deployed ${where} (commit ${commit}, version ${read.release.version}).`);
+  return planned.smoke ? smokeAfterDeploy(planned, { before, keyBefore }, io) : 0;
+}
+
+/**
+ * Whether the stage takes the smoke test's key now, from the release that runs before the
+ * deploy: a refusal to refuse the deploy on (one line: the status and what to do), `accepted`,
+ * or undefined when not known (no stack yet, its BaseUrl not read, nothing answered).
+ */
+async function keyAcceptedBefore(
+  plan: Plan,
+  io: DeployIo,
+): Promise<{ readonly refuse: string } | "accepted" | undefined> {
+  const found = await stackOutput(plan.config, "BaseUrl", io.capture);
+  if (!found.ok) return undefined;
+  const answers = await io.keyAnswers(found.value, smokeKey(io));
+  if ("unreachable" in answers) return undefined;
+  const refused = keyRefusal(answers, plan.stage);
+  if (refused === undefined) return "accepted";
+  return {
+    refuse: `PETSTORE_API_KEY is not accepted by ${plan.stage} (${describeRefusal(refused)}): ${refused.advice}`,
+  };
+}
+
+function smokeKey(io: DeployIo): string {
+  return io.env.PETSTORE_API_KEY?.trim() ?? "";
+}
+
+/**
+ * Whether the stack now runs this release, as CloudFormation says it: undefined when its commit
+ * tag and its release hash (configurationParameter) are this deploy's, else the line to print.
+ * `sam deploy` exits 0 when the operator answers N to "Deploy this changeset?" (samcli's
+ * deploy_context.py returns), with the stack untouched: its exit code alone cannot tell. The
+ * hash too, as a dirty tree's commit tag stays the same from one deploy of it to the next.
+ */
+async function notDeployed(
+  config: StageConfig,
+  expected: { readonly commit: string; readonly release: string },
+  aws: string,
+  io: DeployIo,
+): Promise<string | undefined> {
+  const now = await readStackRelease(config, aws, io.capture);
+  if ("failed" in now) {
+    return (
+      `sam deploy finished, but what ${config.stackName} runs now could not be read ` +
+      `(${now.failed}): check its commit tag (aws cloudformation describe-stacks --stack-name ` +
+      `${config.stackName} --region ${config.region} --query Stacks[0].Tags) before taking it ` +
+      `as deployed, then npm run smoke -- --stage ${config.stage}`
+    );
+  }
+  if ("absent" in now) return `not deployed: the change set was not executed (${now.absent}).`;
+  const commit = "value" in now.commit ? now.commit.value : undefined;
+  if (commit === expected.commit && now.parameters[configurationParameter] === expected.release) {
+    return undefined;
+  }
+  const runs =
+    commit === expected.commit
+      ? `another build of commit ${commit}`
+      : `commit ${commit ?? "unknown"}`;
+  return `not deployed: the change set was not executed (${config.stackName} still runs ${runs}).`;
 }
 
 /** The pre-flight's refusal: every finding in one line of its own, exit 2. */
@@ -137,6 +215,12 @@ function dryRun(
   io.out(
     `would check that the account's Lambda concurrency quota is at least AlarmConcurrentExecutions (aws lambda get-account-settings)`,
   );
+  if (planned.smoke) {
+    io.out(
+      `would check that the stack's BaseUrl, if it has one, accepts the key (a GET and a POST ` +
+        `with an empty body, which writes nothing)`,
+    );
+  }
   if (deployment.asks) io.out("would ask for confirmation first (pass --yes to skip)");
   io.out(
     `would read and print what runs now, what a rollback would go back to (aws lambda get-alias ` +
@@ -144,6 +228,10 @@ function dryRun(
   );
   if (planned.build) io.out("would run: npm run build");
   io.out(`would run: ${["sam", ...deployment.args].map(shellQuote).join(" ")}`);
+  io.out(
+    `would then check that the stack runs this release: its commit tag and release hash ` +
+      `(aws cloudformation describe-stacks)`,
+  );
   if (planned.smoke) {
     const key = io.env.PETSTORE_API_KEY?.trim()
       ? "PETSTORE_API_KEY"
@@ -184,7 +272,8 @@ function samFailed(code: number, config: StageConfig, before: LiveBefore): strin
     return [
       `sam deploy failed (exit ${code}). CloudFormation rolls a failed update back by itself, ` +
         `and CodeDeploy keeps traffic on the old versions when the pre-traffic hook or an alarm ` +
-        `fails; see the stack's events (the CloudFormation console) for the cause.`,
+        `fails (an alarm already firing stops any deploy: docs/operating.md "Rolling back"); ` +
+        `see the stack's events (the CloudFormation console) for the cause.`,
       ...("failed" in before.commit
         ? [
             `If ${config.stackName} did not exist before (not read: see above), a create failed: ${runbook}.`,
@@ -208,15 +297,18 @@ function samFailed(code: number, config: StageConfig, before: LiveBefore): strin
   ];
 }
 
-async function smokeAfterDeploy(plan: Plan, before: LiveBefore, io: DeployIo): Promise<number> {
+async function smokeAfterDeploy(
+  plan: Plan,
+  known: { readonly before: LiveBefore; readonly keyBefore: "accepted" | undefined },
+  io: DeployIo,
+): Promise<number> {
   const found = await stackOutput(plan.config, "BaseUrl", io.capture);
   if (!found.ok) {
     io.err(`${found.message}\nThen: npm run smoke -- --stage ${plan.stage}`);
     return 1;
   }
   io.out(`smoke test of ${found.value} (${smokeMode(plan.stage)}):`);
-  const apiKey = io.env.PETSTORE_API_KEY?.trim() ?? "";
-  const outcome = await io.smoke(found.value, apiKey, plan.stage !== "production");
+  const outcome = await io.smoke(found.value, smokeKey(io), plan.stage !== "production");
   if (outcome === "passed") return 0;
   if (outcome !== "failed") {
     // No answer at all says more about the network here than about the release.
@@ -226,7 +318,23 @@ async function smokeAfterDeploy(plan: Plan, before: LiveBefore, io: DeployIo): P
     );
     return 1;
   }
+  const refused = keyRefusal(await io.keyAnswers(found.value, smokeKey(io)), plan.stage);
+  // A key the release before took and this one refuses (not for its rate limit, which the smoke
+  // test itself may have used up) is the release's doing: a rollback is the answer then.
+  const releaseRefuses = known.keyBefore === "accepted" && refused?.status !== 429;
+  if (refused !== undefined && !releaseRefuses) {
+    io.err(
+      `the smoke test failed on its key, not on the release: ${plan.stage} does not accept ` +
+        `PETSTORE_API_KEY (${describeRefusal(refused)}): ${refused.advice}; then npm run smoke -- --stage ${plan.stage}`,
+    );
+    return 1;
+  }
   io.err(`the smoke test failed against the new release of ${plan.stage}.`);
-  for (const line of rollbackAdvice(plan.config, before)) io.err(line);
+  if (refused !== undefined) {
+    io.err(
+      `The new release refuses PETSTORE_API_KEY (${describeRefusal(refused)}), which the release before accepted.`,
+    );
+  }
+  for (const line of rollbackAdvice(plan.config, known.before)) io.err(line);
   return 1;
 }

@@ -18,7 +18,9 @@ import {
   fakeDeployIo,
   key,
   operatorAccounts,
+  previousRelease,
   sha,
+  version,
 } from "../../support/deployStandIns.ts";
 
 const scratch = scratchDir("petstore-deploy-");
@@ -148,6 +150,10 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(await deploy(["staging"], fake)).toBe(3);
     expect(fake.log).not.toContain("smoke");
     expect(fake.log.join("\n")).toContain("sam deploy failed");
+    // A hot fix during an incident: the alarms still firing roll it back (docs/operating.md).
+    expect(fake.log.join("\n")).toContain(
+      `an alarm already firing stops any deploy: docs/operating.md "Rolling back"`,
+    );
   });
 
   it("does not deploy when the build fails, and says so in one line", async () => {
@@ -193,5 +199,79 @@ describe("deploy() (in-process, build, spawns and smoke test replaced)", () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/^err: deploy: .*samconfig\.toml: /);
     expect(fake.runs).toEqual([]);
+  });
+});
+
+describe("a deploy is reported done only once the stack runs the release", () => {
+  // sam deploy exits 0 when the operator answers N to "Deploy this changeset?", the stack as it
+  // was: a `run` that exits 0 and changes nothing.
+  const declined = { run: () => Promise.resolve(0) };
+  const errors = (log: readonly string[]) => log.filter((line) => line.startsWith("err: "));
+
+  it("a declined change set: not deployed, no smoke test, no rollback advice, exit 1", async () => {
+    const fake = asProduction({
+      ...declined,
+      interactive: true,
+      confirm: () => Promise.resolve(true),
+    });
+    expect(await deploy(["production"], fake)).toBe(1);
+    expect(errors(fake.log)).toEqual([
+      `err: not deployed: the change set was not executed (petstore-production still runs commit ${previousRelease.commit}).`,
+    ]);
+    expect(fake.log.join("\n")).not.toMatch(/Deployed|update-alias/);
+    expect(fake.log).not.toContain("smoke");
+  });
+
+  it("a declined first create: not deployed", async () => {
+    const fake = fakeDeployIo(declined, false, operatorAccounts.production, "no stack");
+    expect(await deploy(["production", "--yes"], fake)).toBe(1);
+    expect(errors(fake.log)).toEqual([
+      "err: not deployed: the change set was not executed (no stack petstore-production yet).",
+    ]);
+  });
+
+  it("the same commit tag is not enough: the stack must run this build (a dirty tree's)", async () => {
+    const live = { ...previousRelease, commit: `${sha}-dirty` };
+    const fake = fakeDeployIo(declined, true, operatorAccounts.staging, live);
+    expect(await deploy(["staging"], fake)).toBe(1);
+    expect(errors(fake.log)).toEqual([
+      `err: not deployed: the change set was not executed (petstore-staging still runs another build of commit ${sha}-dirty).`,
+    ]);
+    expect(fake.log.join("\n")).not.toContain("Deployed");
+  });
+
+  it("says Deployed, with the stack's commit, once the stack runs it", async () => {
+    const fake = fakeDeployIo({}, true);
+    expect(await deploy(["staging", "--no-smoke"], fake)).toBe(0);
+    expect(fake.log).toContain(
+      `out: Deployed stack petstore-staging in eu-west-1 (commit ${sha}-dirty, version ${version}).`,
+    );
+  });
+
+  it("a stack it cannot read after sam: one line saying how to check, no smoke test, exit 1", async () => {
+    let ran = false;
+    const { capture } = fakeDeployIo();
+    const fake = fakeDeployIo({
+      run: () => {
+        ran = true;
+        return Promise.resolve(0);
+      },
+      capture: (command, args) =>
+        ran && args[1] === "describe-stacks"
+          ? Promise.resolve({
+              code: 255,
+              stdout: "",
+              stderr: "\nCould not connect to the endpoint URL\n",
+            })
+          : capture(command, args),
+    });
+    expect(await deploy(["staging"], fake)).toBe(1);
+    expect(errors(fake.log)).toEqual([
+      expect.stringMatching(
+        /^err: sam deploy finished, but what petstore-staging runs now could not be read \(Could not connect to the endpoint URL\): check its commit tag \(aws cloudformation describe-stacks .*\) before taking it as deployed, then npm run smoke -- --stage staging$/,
+      ),
+    ]);
+    expect(fake.log).not.toContain("smoke");
+    expect(fake.log.join("\n")).not.toContain("Deployed");
   });
 });

@@ -81,6 +81,25 @@ describe("infra/pipeline.yaml", () => {
     expect(role.RoleName).toEqual({ "Fn::Sub": "petstore-${Stage}-github-deploy" });
   });
 
+  it("never expires a package the stack may still run: only replaced versions of a key", () => {
+    // SAM skips the upload of a package whose key (its content's hash) exists: an unchanged
+    // bundle's object keeps its first date, and a failed update's rollback needs it again.
+    const bucket = pipeline.Resources.ArtifactBucket?.Properties ?? {};
+    expect(bucket.VersioningConfiguration).toEqual({ Status: "Enabled" });
+    const rules = asArray((bucket.LifecycleConfiguration as JsonObject | undefined)?.Rules).filter(
+      isObject,
+    );
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      expect(
+        Object.keys(rule).filter((key) =>
+          /^(ExpirationInDays|ExpirationDate|Transitions?)$/.test(key),
+        ),
+      ).toEqual([]);
+      expect(rule.NoncurrentVersionExpiration).toBeDefined();
+    }
+  });
+
   it.each(stages)("creates the bucket and role %s's samconfig names", (stage) => {
     const { deploy, parameters } = stageConfig(stage);
     const account = parameters.AccountId ?? "";
