@@ -8,6 +8,7 @@
  * without a name (categories:write; a key that has it gets 400 invalid_body, and nothing is
  * created). The key goes in the Authorization header only, never in a message.
  */
+import { acceptCompressed } from "../../../lib/bodyText.ts";
 import { send } from "../httpClient.ts";
 
 /** The three answers' statuses, or why nothing answered. */
@@ -28,10 +29,9 @@ export async function askKey(baseUrl: string, apiKey: string): Promise<KeyAnswer
   try {
     const keyless = await send(baseUrl, { path: "/v1/categories", key: null }, { timeoutMs });
     // Compressed, as clients ask: a list over Lambda's 6 MB answer limit comes only so.
-    const compressed = { "accept-encoding": "br, gzip" };
     const read = await send(
       baseUrl,
-      { path: "/v1/categories", key: apiKey, headers: compressed },
+      { path: "/v1/categories", key: apiKey, headers: acceptCompressed },
       { timeoutMs },
     );
     const write = await send(
