@@ -12,10 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routesOf } from "../../local/template.ts";
 import { buildDocs, docsFile } from "../../local/docsPage.ts";
 import { useLocalServer } from "../support/localServer.ts";
+import { toolsRequired } from "../support/missingTool.ts";
 import { openApiOperations } from "../openapi/operations.ts";
 
-const chromiumPath = "/usr/bin/chromium";
+/** Debian's chromium here; CHROMIUM_PATH elsewhere (the deploy workflow's runner). */
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const haveChromium = existsSync(chromiumPath);
+if (!haveChromium && toolsRequired) {
+  throw new Error(`Chromium is not at ${chromiumPath} (PETSTORE_REQUIRE_TOOLS=1)`);
+}
 if (!haveChromium) {
   console.warn(
     `[docs] SKIPPED: Chromium is not at ${chromiumPath}; install it with ` +

@@ -18,9 +18,17 @@ export function skipNote(missing: MissingTool): string {
   return `${missing.tool} is missing; to run these tests: ${missing.get}`;
 }
 
+/**
+ * Set where every suite must run (the deploy workflow's gate): a missing tool then fails its
+ * tests instead of skipping them, so a gate cannot pass on suites it never ran.
+ */
+export const toolsRequired = process.env.PETSTORE_REQUIRE_TOOLS === "1";
+
 /** Call inside a `describe`: its tests skip, with the note, when `missing` is set. */
 export function skipWithout(missing: MissingTool | undefined): void {
   beforeEach((context) => {
-    if (missing) context.skip(skipNote(missing));
+    if (!missing) return;
+    if (toolsRequired) throw new Error(`${skipNote(missing)} (PETSTORE_REQUIRE_TOOLS=1)`);
+    context.skip(skipNote(missing));
   });
 }
