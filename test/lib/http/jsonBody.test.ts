@@ -128,6 +128,24 @@ describe("a POST body is JSON: any JSON media type, or none at all (read as JSON
     expect(error?.response).toBeApiError(415, "unsupported_media_type");
   });
 
+  it.each(["gzip", "GZIP", " br ", "deflate, gzip"])(
+    "a body with Content-Encoding %j is 415, saying to send it uncompressed",
+    async (coding) => {
+      const { error } = await throughBody('{"name":"dog"}', { "content-encoding": coding });
+      expect(error?.response).toBeApiError(415, "unsupported_media_type", /Content-Encoding/);
+    },
+  );
+
+  it.each(["identity", "", "IDENTITY"])(
+    "Content-Encoding %j is no coding: parsed",
+    async (coding) => {
+      expect((await throughBody('{"name":"dog"}', { "content-encoding": coding })).parsed).toEqual({
+        body: { name: "dog" },
+        isBase64Encoded: false,
+      });
+    },
+  );
+
   it("a base64 body is decoded before it is parsed", async () => {
     const body = Buffer.from('{"name":"dög"}').toString("base64");
     expect((await throughBody(body, {}, true)).parsed).toEqual({

@@ -35,6 +35,9 @@ describe("JSON media types are application/json and application/*+json, with par
     "application/json; charset=iso-8859-1",
     "application/vnd.petstore+json; profile=x; CHARSET=latin1",
     "application/json; charset=",
+    "application/json; charset=utf-8x",
+    "application/json; charset=xutf-8",
+    "application/json; charset",
   ])("refuses %j", (type) => {
     expect(isJsonMediaType(type)).toBe(false);
   });

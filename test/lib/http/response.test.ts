@@ -242,6 +242,18 @@ describe("compression is fast first, and at full effort only when the fast body 
     );
   });
 
+  it("a compressor's own failure is thrown each time, never kept as a body", () => {
+    const compress = vi.fn<Compressor>(() => {
+      throw new Error("zlib failed");
+    });
+    const bodies = new EncodedBodies(compress);
+    const list = ["x".repeat(2048)];
+    for (let i = 0; i < 2; i++) {
+      expect(() => jsonResponse(200, list, "br", {}, bodies)).toThrow("zlib failed");
+    }
+    expect(compress).toHaveBeenCalledTimes(2);
+  });
+
   it("a list that misses the limit fails at once when asked again: compressed once per coding", () => {
     const compress = vi.fn<Compressor>(() => Buffer.alloc(maxResponseBytes, 1));
     const bodies = new EncodedBodies(compress);
