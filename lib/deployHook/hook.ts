@@ -62,9 +62,9 @@ export async function preTrafficHook(
   try {
     outcomes = await runChecks(deps, event.DeploymentId);
   } catch (error) {
-    // The key could not be issued or revoked: no verdict on the versions, so no traffic for them.
+    // The key could not be issued: no verdict on the versions, so no traffic for them.
     const detail = error instanceof Error ? error.message : String(error);
-    outcomes = [{ check: "issue and revoke a check key", ok: false, detail }];
+    outcomes = [{ check: "issue a check key", ok: false, detail }];
   }
   return { status: await reportOutcomes(event, outcomes, deps) };
 }
@@ -90,7 +90,12 @@ async function reportOutcomes(
 
 const keyLifetimeMs = 15 * 60 * 1000;
 
-/** Runs every probe against the new versions; revokes the check key whatever happens. */
+/**
+ * Runs every probe against the new versions; revokes the check key whatever happens. A revoke
+ * that fails holds no verdict back: the key expires within `keyLifetimeMs` anyway and was never
+ * shown, so it is logged (WARN, with the key's id and expiry) and the versions are judged on
+ * their probes alone.
+ */
 async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOutcome[]> {
   const expiresAt = new Date(deps.now() + keyLifetimeMs);
   const key = await deps.issueKey(`pre-traffic check ${deploymentId}`, expiresAt);
@@ -101,7 +106,16 @@ async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOut
     }
     return outcomes;
   } finally {
-    await deps.revokeKey(key);
+    await deps.revokeKey(key).catch((error: unknown) => {
+      deps.log({
+        level: "WARN",
+        deploymentId,
+        check: "revoke the check key",
+        detail: error instanceof Error ? error.message : String(error),
+        keyId: key.keyId,
+        expiresAt: expiresAt.toISOString(),
+      });
+    });
   }
 }
 

@@ -113,6 +113,36 @@ describe("a broken version never takes traffic", () => {
   });
 });
 
+describe("a check key the hook cannot revoke holds no verdict back: it expires within 15 minutes", () => {
+  it("reports Succeeded for healthy versions, and logs a WARN naming the key's id and expiry", async () => {
+    const revoke = (input: unknown): boolean => JSON.stringify(input).includes("revokedAt");
+    rig.hookProxy.fault = (_operation, input) => (revoke(input) ? "error" : undefined);
+    try {
+      const { result, logs } = await rig.runHook("d-unrevoked", healthy);
+      expect(result).toEqual({ status: "Succeeded" });
+      const lines = logs
+        .join("")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const warning = lines.find((line) => line.check === "revoke the check key");
+      expect(warning).toMatchObject({
+        level: "WARN",
+        keyId: expect.stringMatching(/^key_/) as string,
+      });
+      const key = (await rig.apiKeyRecords()).find(
+        (item) => item.label?.S === "pre-traffic check d-unrevoked",
+      );
+      expect(key?.revokedAt).toBeUndefined();
+      expect(key?.expiresAt?.S).toBe(warning?.expiresAt);
+      expect(Date.parse(String(warning?.expiresAt)) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+      expect(lines.filter((line) => line.level === "ERROR")).toEqual([]);
+    } finally {
+      rig.hookProxy.fault = undefined;
+    }
+  });
+});
+
 describe("a hook that cannot set up still gives CodeDeploy its verdict", () => {
   it("reports Failed at once, and logs why (unheard, CodeDeploy would wait out the hook's timeout)", async () => {
     const invokedBefore = rig.invoked.length;
