@@ -11,6 +11,7 @@ import type { Json, JsonObject } from "../../support/cloudFormation.ts";
 import { asArray, iamStatements, isObject, raw, text } from "../../support/cloudFormation.ts";
 import { cfnLint, cfnLintMissing } from "../../support/cfnLint.ts";
 import { skipWithout } from "../../support/missingTool.ts";
+import { transformTemplate } from "../../support/samTransform.ts";
 import { template } from "../../support/templateResources.ts";
 
 const pipelinePath = resolve(projectRoot, "infra/pipeline.yaml");
@@ -39,6 +40,7 @@ describe("infra/pipeline.yaml", () => {
       "logs:ListLogDeliveries",
       "logs:PutResourcePolicy",
       "logs:DescribeResourcePolicies",
+      "logs:DescribeIndexPolicies",
       "lambda:GetAccountSettings",
     ]);
     for (const { at, statement } of statements.filter((s) => s.statement.Effect === "Allow")) {
@@ -117,6 +119,89 @@ describe("infra/pipeline.yaml", () => {
   });
 });
 
+/**
+ * What CloudFormation's handler reads each resource type of the stack with (the registry schemas'
+ * `handlers.read.permissions`, us-east-1, August 2026, as pulumi/pulumi-aws-native and
+ * hashicorp/terraform-provider-awscc vendor them; KMS reads, which apply only to a customer key,
+ * left out). The read runs on every update that needs the resource's state, and every deploy
+ * updates every resource's tags (the stack's `commit` tag): one missing permission fails a deploy.
+ */
+const readHandlers: Readonly<Record<string, readonly string[]>> = {
+  "AWS::DynamoDB::Table": [
+    "dynamodb:DescribeTable",
+    "dynamodb:DescribeContinuousBackups",
+    "dynamodb:DescribeContributorInsights",
+    "dynamodb:DescribeKinesisStreamingDestination",
+    "dynamodb:ListTagsOfResource",
+    "dynamodb:GetResourcePolicy",
+  ],
+  "AWS::Lambda::Function": [
+    "lambda:GetFunction",
+    "lambda:GetFunctionCodeSigningConfig",
+    "lambda:GetRuntimeManagementConfig",
+    "lambda:GetFunctionRecursionConfig",
+    "lambda:GetFunctionScalingConfig",
+  ],
+  "AWS::Lambda::Version": [
+    "lambda:GetProvisionedConcurrencyConfig",
+    "lambda:GetRuntimeManagementConfig",
+    "lambda:GetFunctionScalingConfig",
+  ],
+  "AWS::Lambda::Alias": ["lambda:GetAlias", "lambda:GetProvisionedConcurrencyConfig"],
+  "AWS::Lambda::Permission": ["lambda:GetPolicy"],
+  "AWS::IAM::Role": ["iam:GetRole", "iam:ListRolePolicies", "iam:ListAttachedRolePolicies"],
+  "AWS::IAM::RolePolicy": ["iam:GetRolePolicy"],
+  "AWS::Logs::LogGroup": [
+    "logs:DescribeLogGroups",
+    "logs:ListTagsForResource",
+    "logs:GetDataProtectionPolicy",
+    "logs:DescribeIndexPolicies",
+  ],
+  "AWS::Logs::MetricFilter": ["logs:DescribeMetricFilters"],
+  "AWS::SNS::Topic": [
+    "sns:GetTopicAttributes",
+    "sns:ListTagsForResource",
+    "sns:GetDataProtectionPolicy",
+  ],
+  "AWS::SNS::Subscription": ["sns:GetSubscriptionAttributes"],
+  "AWS::CloudWatch::Alarm": ["cloudwatch:DescribeAlarms", "cloudwatch:ListTagsForResource"],
+  "AWS::CloudWatch::Dashboard": ["cloudwatch:GetDashboard", "cloudwatch:ListTagsForResource"],
+  "AWS::CodeDeploy::Application": ["codedeploy:GetApplication", "codedeploy:ListTagsForResource"],
+  "AWS::CodeDeploy::DeploymentGroup": [
+    "codedeploy:GetDeploymentGroup",
+    "codedeploy:ListTagsForResource",
+    "codedeploy:ListDeployments",
+  ],
+  "AWS::ApiGatewayV2::Api": ["apigateway:GET"],
+  "AWS::ApiGatewayV2::Stage": ["apigateway:GET"],
+};
+
+describe("the CloudFormation role may read every resource type of the stack as its handler does", () => {
+  const transform = transformTemplate([stageConfig("production").parameters]);
+  skipWithout(transform.missing);
+
+  it("grants each read handler's permissions, for every type the transformed template holds", () => {
+    expect(transform.error).toBeUndefined();
+    const granted = new Set(
+      iamStatements(pipeline)
+        .filter(
+          ({ owner, statement }) => owner === "CloudFormationRole" && statement.Effect === "Allow",
+        )
+        .flatMap(({ statement }) => asArray(statement.Action).map(String)),
+    );
+    const types = new Set(
+      Object.values(transform.transformed?.[0]?.Resources ?? {}).map((resource) => resource.Type),
+    );
+    expect([...types].filter((type) => !(type in readHandlers))).toEqual([]);
+    const missing = [...types].flatMap((type) =>
+      (readHandlers[type] ?? [])
+        .filter((action) => !granted.has(action))
+        .map((a) => `${type}: ${a}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
 describe("the CloudFormation role cannot raise its own rights (or anyone's past the boundary)", () => {
   const statements = iamStatements(pipeline).filter(({ owner }) => owner === "CloudFormationRole");
   const allows = statements.filter(({ statement }) => statement.Effect === "Allow");
@@ -152,7 +237,7 @@ describe("the CloudFormation role cannot raise its own rights (or anyone's past 
     const granted = allows.flatMap(({ statement }) => actionsOf(statement));
     for (const action of granted.filter((action) => action.startsWith("iam:"))) {
       expect(action).toMatch(
-        /^iam:(CreateRole|DeleteRole|GetRole|UpdateAssumeRolePolicy|UpdateRoleDescription|PutRolePolicy|GetRolePolicy|DeleteRolePolicy|PutRolePermissionsBoundary|TagRole|UntagRole|PassRole)$/,
+        /^iam:(CreateRole|DeleteRole|GetRole|UpdateAssumeRolePolicy|UpdateRoleDescription|PutRolePolicy|GetRolePolicy|ListRolePolicies|ListAttachedRolePolicies|DeleteRolePolicy|PutRolePermissionsBoundary|TagRole|UntagRole|PassRole)$/,
       );
     }
     const keepBoundaries = denies.find(({ statement }) =>
