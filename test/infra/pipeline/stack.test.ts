@@ -120,10 +120,10 @@ describe("infra/pipeline.yaml", () => {
 });
 
 /**
- * What CloudFormation's handler reads each resource type of the stack with (the registry schemas'
- * `handlers.read.permissions`, us-east-1, August 2026, as pulumi/pulumi-aws-native and
- * hashicorp/terraform-provider-awscc vendor them; KMS reads, which apply only to a customer key,
- * left out). The read runs on every update that needs the resource's state, and every deploy
+ * What CloudFormation's handler reads each resource type of the stack with: from the registry
+ * schemas' `handlers.read.permissions` (us-east-1, August 2026, as pulumi/pulumi-aws-native and
+ * hashicorp/terraform-provider-awscc vendor them), each type's own Get or Describe and every one
+ * this role lacked before (KMS reads, which apply only to a customer key, left out). The read runs on every update that needs the resource's state, and every deploy
  * updates every resource's tags (the stack's `commit` tag): one missing permission fails a deploy.
  */
 const readHandlers: Readonly<Record<string, readonly string[]>> = {
