@@ -59,10 +59,11 @@ export function hookDeps(
         functionError: answer.FunctionError,
       };
     },
-    issueKey: async (label, expiresAt) => {
+    issueKey: async (label, expiresAt, removeAt) => {
       // A key of the stage's own format: the new versions refuse any other without a read.
       const stage = keyStageOf(env.STAGE ?? "local");
-      const { apiKey, record } = await keys.issue(label, deadline(), { expiresAt, stage });
+      const options = { expiresAt, stage, removeAt };
+      const { apiKey, record } = await keys.issue(label, deadline(), options);
       return { apiKey, keyId: record.keyId };
     },
     revokeKey: async (key) => {

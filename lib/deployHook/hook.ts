@@ -38,8 +38,11 @@ export interface HookDeps {
     versionArn: string,
     event: APIGatewayProxyEventV2,
   ) => Promise<{ payload: string; functionError: string | undefined }>;
-  /** Issues the probe key, recorded in the key history as made by the hook. */
-  readonly issueKey: (label: string, expiresAt: Date) => Promise<ProbeKey>;
+  /**
+   * Issues the probe key, recorded in the key history as made by the hook; the table may delete
+   * its record from `removeAt` on (its events stay).
+   */
+  readonly issueKey: (label: string, expiresAt: Date, removeAt: Date) => Promise<ProbeKey>;
   /** Revokes the probe key, recorded likewise: addressed by the key, as the hook may not read keys. */
   readonly revokeKey: (key: ProbeKey) => Promise<void>;
   readonly report: (event: HookEvent, status: HookStatus) => Promise<void>;
@@ -89,6 +92,12 @@ async function reportOutcomes(
 }
 
 const keyLifetimeMs = 15 * 60 * 1000;
+/**
+ * How long a check key's record stays after it expires: one is made per function deployment
+ * group and deploy, and would otherwise fill `keys list` for good. Its create and revoke events
+ * stay in the key history.
+ */
+const keyRecordKeptMs = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Runs every probe against the new versions; revokes the check key whatever happens. A revoke
@@ -98,7 +107,8 @@ const keyLifetimeMs = 15 * 60 * 1000;
  */
 async function runChecks(deps: HookDeps, deploymentId: string): Promise<CheckOutcome[]> {
   const expiresAt = new Date(deps.now() + keyLifetimeMs);
-  const key = await deps.issueKey(`pre-traffic check ${deploymentId}`, expiresAt);
+  const removeAt = new Date(expiresAt.getTime() + keyRecordKeptMs);
+  const key = await deps.issueKey(`pre-traffic check ${deploymentId}`, expiresAt, removeAt);
   try {
     const outcomes: CheckOutcome[] = [];
     for (const [index, probe] of probesFor(deps.routes).entries()) {

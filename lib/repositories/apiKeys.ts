@@ -44,6 +44,11 @@ export interface IssueOptions {
   readonly scopes?: readonly Scope[] | undefined;
   /** The stage the new key names (lib/keyFormat.ts); default "local". */
   readonly stage?: KeyStage | undefined;
+  /**
+   * When the table may delete the key's record (its TTL attribute): for keys made only to be
+   * used and revoked at once, which would otherwise pile up. Its events stay. Default: never.
+   */
+  readonly removeAt?: Date | undefined;
 }
 
 /** What `update` may change in place. */
@@ -141,7 +146,12 @@ export class ApiKeyStore extends ApiKeyLookup {
           kind: "put",
           key: keys.apiKey(hashApiKey(key)),
           // No bucket stored: a key's own id is its bucket until a rotation names another.
-          fields: { ...record, bucket: undefined, scopes: scopeText(record.scopes) },
+          fields: {
+            ...record,
+            bucket: undefined,
+            scopes: scopeText(record.scopes),
+            ttl: options.removeAt && Math.floor(options.removeAt.getTime() / 1000),
+          },
           condition: { text: "attribute_not_exists(pk)" },
         },
       ],

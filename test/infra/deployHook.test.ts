@@ -70,6 +70,17 @@ describe("healthy new versions take traffic", () => {
     expect(Date.parse(key?.expiresAt?.S ?? "") - Date.now()).toBeLessThanOrEqual(15 * 60 * 1000);
     expect(logs.join("")).not.toMatch(/petstore_[A-Za-z0-9_-]{20,}/);
   });
+
+  it("lets the table delete its key's record 7 days after the key expires (the events stay)", async () => {
+    await rig.runHook("d-ttl", healthy);
+    const key = (await rig.apiKeyRecords()).find(
+      (item) => item.label?.S === "pre-traffic check d-ttl",
+    );
+    const expiresAt = Date.parse(key?.expiresAt?.S ?? "");
+    expect(Number(key?.ttl?.N) * 1000).toBe(
+      Math.floor((expiresAt + 7 * 24 * 60 * 60 * 1000) / 1000) * 1000,
+    );
+  });
 });
 
 describe("a list over Lambda's 6 MB limit, which only comes compressed, takes traffic", () => {

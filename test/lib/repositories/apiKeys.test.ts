@@ -56,6 +56,24 @@ describe("API key records live in the table as hashes only", () => {
   });
 });
 
+describe("a key made only to be used and revoked at once may be removed by the table's TTL", () => {
+  it("stores removeAt as the ttl attribute (epoch seconds); other keys have none", async () => {
+    const table = await store.newTable();
+    const keys = new ApiKeyStore(store.db, table);
+    const removeAt = new Date("2031-01-08T00:00:00.900Z");
+    await keys.issue("check", soon(), { removeAt });
+    await keys.issue("partner", soon());
+    const raw: { Items: { label: { S: string }; ttl?: { N: string } }[] } = await store.db.call(
+      "Scan",
+      { TableName: table },
+      soon(),
+    );
+    const ttls = Object.fromEntries(raw.Items.map((item) => [item.label.S, item.ttl?.N]));
+    expect(ttls).toMatchObject({ check: String(Date.parse("2031-01-08T00:00:00Z") / 1000) });
+    expect(ttls.partner).toBeUndefined();
+  });
+});
+
 describe("an operator finds a key by its id (keys update, rotate, revoke name keys by id)", () => {
   it("answers the record of the key with that id, and nothing for an id no key has", async () => {
     const keys = await keyStore();
