@@ -14,7 +14,7 @@ import type { Scope } from "../scopes.ts";
 import { allScopes, scopeText, storedScopes } from "../scopes.ts";
 import { isConditionFailure } from "../table/errors.ts";
 import { text, toItem } from "../table/item.ts";
-import { keys, partitions } from "../table/schema.ts";
+import { keys, partitions, ttlAttribute } from "../table/schema.ts";
 import type { Write } from "../table/table.ts";
 import { Table } from "../table/table.ts";
 import type { KeyEventKind } from "./keyEvents.ts";
@@ -150,7 +150,7 @@ export class ApiKeyStore extends ApiKeyLookup {
             ...record,
             bucket: undefined,
             scopes: scopeText(record.scopes),
-            ttl: options.removeAt && Math.floor(options.removeAt.getTime() / 1000),
+            [ttlAttribute]: options.removeAt && Math.floor(options.removeAt.getTime() / 1000),
           },
           condition: { text: "attribute_not_exists(pk)" },
         },

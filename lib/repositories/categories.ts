@@ -13,7 +13,7 @@ import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import type { Fields } from "../table/item.ts";
 import { num, text } from "../table/item.ts";
 import type { Identified, Resource } from "../resource.ts";
-import { keys, partitions, withdrawalRecordMs } from "../table/schema.ts";
+import { keys, partitions, ttlAttribute, withdrawalRecordMs } from "../table/schema.ts";
 import { Table } from "../table/table.ts";
 
 /**
@@ -156,7 +156,7 @@ export class ResourceStore<New, Stored extends Identified> {
     await this.#quietly(() =>
       this.#table.put(
         keys.withdrawal(this.#resource.name, start, id),
-        { id, at: start, ttl: Math.floor((start + withdrawalRecordMs) / 1000) },
+        { id, at: start, [ttlAttribute]: Math.floor((start + withdrawalRecordMs) / 1000) },
         start + withdrawShareMs.record,
       ),
     );

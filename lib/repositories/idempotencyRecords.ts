@@ -9,7 +9,7 @@ import { expiresAtSeconds, isExpired } from "../idempotency/record.ts";
 import { conditionHeld, isConditionFailure } from "../table/errors.ts";
 import { num, text } from "../table/item.ts";
 import type { Key } from "../table/schema.ts";
-import { keys } from "../table/schema.ts";
+import { keys, ttlAttribute } from "../table/schema.ts";
 import type { Expression } from "../table/table.ts";
 import { Table } from "../table/table.ts";
 
@@ -47,11 +47,11 @@ export class IdempotencyRecordStore {
     now: number,
     deadline: number,
   ): Promise<ClaimOutcome<Answer>> {
-    const fields = { ...claim, ttl: expiresAtSeconds(now) };
+    const fields = { ...claim, [ttlAttribute]: expiresAtSeconds(now) };
     try {
       await this.#table.put(keyOf(key), fields, deadline, {
         text: "attribute_not_exists(pk) OR #ttl < :nowSeconds",
-        names: { "#ttl": "ttl" },
+        names: { "#ttl": ttlAttribute },
         values: { ":nowSeconds": Math.floor(now / 1000) },
       });
       return { claimed: true };
@@ -140,7 +140,7 @@ function keyOf({ scope, operation, idempotencyKey }: RecordKey): Key {
 
 /** The one place a record's state is read from its attributes. */
 function toRecord<Answer>(item: Item, now: number): IdempotencyRecord<Answer> {
-  if (isExpired(num(item, "ttl") ?? Number.NaN, now)) return { status: "expired" };
+  if (isExpired(num(item, ttlAttribute) ?? Number.NaN, now)) return { status: "expired" };
   const live = {
     // Stryker disable next-line StringLiteral: every record is written with its fingerprint; no request's fingerprint (a hash, or "v2:" and one) matches "" or any other non-hash alike
     fingerprint: text(item, "fingerprint") ?? "",

@@ -18,7 +18,7 @@
 import type { DynamoDb, Item } from "../dynamodb.ts";
 import { isConditionFailure } from "../table/errors.ts";
 import { num } from "../table/item.ts";
-import { keys } from "../table/schema.ts";
+import { keys, ttlAttribute } from "../table/schema.ts";
 import type { Expression } from "../table/table.ts";
 import { Table } from "../table/table.ts";
 
@@ -78,7 +78,7 @@ export class RateLimitBucketStore implements RateLimitBucketRepository {
     const key = keys.rateLimitBucket(take.keyId);
     const cost = ms(tokens * intervalMs);
     const full = ms(now + burst * intervalMs);
-    const names = { "#ttl": "ttl", "#interval": "interval" };
+    const names = { "#ttl": ttlAttribute, "#interval": "interval" };
     const ttl = Math.ceil((full + cost) / 1000) + keepSeconds;
     const values = { ":interval": intervalMs, ":ttl": ttl };
     const set = "#interval = :interval, #ttl = :ttl";

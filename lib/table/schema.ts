@@ -85,6 +85,13 @@ function countdownKey(at: number): string {
 
 const withdrawalBlock = (name: string): string => `${resourceName(name)}#withdrawn#`;
 
+/**
+ * The attribute the table's time to live reads (infra/template.yaml, TimeToLiveSpecification):
+ * epoch seconds after which DynamoDB may delete the item. Idempotency records, rate limit
+ * buckets, withdrawal records and the deploy hook's check keys carry it.
+ */
+export const ttlAttribute = "ttl";
+
 /** How long withdrawal records are kept (their DynamoDB TTL: deleted some time after). */
 export const withdrawalRecordMs = 24 * 60 * 60 * 1000;
 

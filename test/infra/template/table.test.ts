@@ -8,6 +8,7 @@ import { stageConfig, stages } from "../../../scripts/stages.ts";
 import { evaluate, parameterValues } from "../../support/cfnConditions.ts";
 import { asArray, isObject } from "../../support/cloudFormation.ts";
 import { ofType, template } from "../../support/templateResources.ts";
+import { ttlAttribute } from "../../../lib/table/schema.ts";
 
 describe("table", () => {
   const tables = ofType("AWS::DynamoDB::Table");
@@ -20,7 +21,7 @@ describe("table", () => {
     expect(props.ProvisionedThroughput).toBeUndefined();
     expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(props.SSESpecification).toMatchObject({ SSEEnabled: true });
-    expect(props.TimeToLiveSpecification).toEqual({ AttributeName: "ttl", Enabled: true });
+    expect(props.TimeToLiveSpecification).toEqual({ AttributeName: ttlAttribute, Enabled: true });
   });
 
   it("is named petstore-<stage>, the name the keys command uses", () => {
