@@ -216,7 +216,7 @@ export function rateLimit(
       const { principal } = request.context;
       if (!principal) return;
       const admission = await limiter.admit(
-        principal.bucket ?? principal.keyId,
+        principal.bucket,
         principal.rateLimit ?? defaultLimit,
         deadlineOf(request.context, now),
       );

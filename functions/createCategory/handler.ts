@@ -41,13 +41,14 @@ export function createCategoryHandler(deps: CreateCategoryDeps, scope: Scope): S
         return { statusCode: 201, data: created };
       }
       if (!context.principal) throw errors.internal(new Error("create ran without a principal"));
+      const { principal } = context;
       const { category, replayed } = await deps.idempotency.create(
-        context.principal.keyHash,
+        principal.bucket,
         idempotencyKey,
         input,
         requestId,
         deadline,
-        keyId,
+        { keyId, formerScope: principal.keyHash },
       );
       context.replayed = replayed;
       if (replayed) deps.metrics.count("idempotentReplays");

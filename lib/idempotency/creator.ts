@@ -1,6 +1,6 @@
 /**
- * Creating a resource's item (a category) at most once per (API key, operation, Idempotency-Key)
- * for 24 hours: claim the record, reserve an id on it, store the item, store the answer. The id
+ * Creating a resource's item (a category) at most once per (client, operation, Idempotency-Key)
+ * for 24 hours, a client being an API key and the keys that replaced it by rotation: claim the record, reserve an id on it, store the item, store the answer. The id
  * is reserved on the record before the item is written, so a request that dies between the two
  * is finished by the next repeat under the same id: never a second item.
  */
@@ -31,9 +31,33 @@ const releaseBudgetMs = 200;
 /**
  * The one operation whose records were keyed without their operation (lib/table/schema.ts): a
  * repeat of a request made before the change finds that record, until it has expired. This line
- * and its branch in #claim go 24 hours after the release that made the change.
+ * and its use in `earlierKeys` go 24 hours after the release that made the change.
  */
 const legacyOperation = "createCategory";
+
+export interface CreateOptions {
+  /** The creating API key's id, stored with the item (audit). */
+  readonly keyId?: string | undefined;
+  /**
+   * Where the same client's records were scoped before (the API key's hash, before records were
+   * scoped to its rotation chain): read until they have expired, 24 hours after the release
+   * that made the change, when this option goes.
+   */
+  readonly formerScope?: string | undefined;
+}
+
+/**
+ * Where earlier releases kept a record of this key, newest layout first: under the former scope,
+ * and, for the operation that once named none, without the operation. A repeat of a request made
+ * before a change of layout finds its record there.
+ */
+function earlierKeys(key: RecordKey, formerScope: string | undefined): RecordKey[] {
+  const scope = formerScope ?? key.scope;
+  return [
+    ...(formerScope === undefined ? [] : [{ ...key, scope }]),
+    ...(key.operation === legacyOperation ? [{ ...key, scope, operation: undefined }] : []),
+  ];
+}
 
 export class IdempotentCreator<New extends object, Stored extends Identified> {
   readonly #records: IdempotencyRecordStore;
@@ -60,11 +84,10 @@ export class IdempotentCreator<New extends object, Stored extends Identified> {
     input: New,
     owner: string,
     deadline: number,
-    /** The creating API key's id, stored with the item (audit). */
-    keyId?: string,
+    { keyId, formerScope }: CreateOptions = {},
   ): Promise<IdempotentOutcome<Stored>> {
     const key = { scope, operation: this.#operation, idempotencyKey };
-    const claimed = await this.#claim(key, input, owner, deadline);
+    const claimed = await this.#claim(key, input, owner, deadline, earlierKeys(key, formerScope));
     if ("replay" in claimed) return { category: claimed.replay, replayed: true };
     let reservedId = claimed.reservedId;
     try {
@@ -89,31 +112,32 @@ export class IdempotentCreator<New extends object, Stored extends Identified> {
     }
   }
 
+  /** `earlier`: where earlier releases kept this key's record (`earlierKeys`). */
   async #claim(
     key: RecordKey,
     input: New,
     owner: string,
     deadline: number,
+    earlier: readonly RecordKey[],
   ): Promise<Owned | { replay: Stored }> {
     const now = this.#now();
     // The lock outlives this request's own deadline, so only a request that is surely gone is taken over.
     const claim = { fingerprint: fingerprintOf(input), owner, lockUntil: deadline + 1000 };
     const outcome = await this.#records.claim<Stored>(key, claim, now, deadline);
     if (outcome.claimed) {
-      const legacy = { ...key, operation: undefined };
-      if (
-        key.operation !== legacyOperation ||
-        !(await this.#records.isLive(legacy, now, deadline))
-      ) {
-        return { key, owner, reservedId: undefined };
-      }
-      // A request made before records named their operation: its record decides.
+      // Read at once, not one after the other: a first request pays one round trip for them.
+      const live = await Promise.all(earlier.map((k) => this.#records.isLive(k, now, deadline)));
+      const decides = earlier.find((_, i) => live[i]);
+      if (decides === undefined) return { key, owner, reservedId: undefined };
+      // A request made before a change of layout: its record decides.
       await this.#records.release(key, owner, deadline);
-      return this.#claim(legacy, input, owner, deadline);
+      return this.#claim(decides, input, owner, deadline, []);
     }
     const { existing } = outcome;
     // Expired (or removed) since the claim was refused: claim again.
-    if (!existing || existing.status === "expired") return this.#claim(key, input, owner, deadline);
+    if (!existing || existing.status === "expired") {
+      return this.#claim(key, input, owner, deadline, earlier);
+    }
     if (!fingerprintMatches(existing.fingerprint, input)) throw errors.idempotencyKeyReused();
     if (existing.status === "completed") return { replay: existing.response };
     // Our own earlier attempt landed (its answer was lost and the put was retried).

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Category } from "../support/client.ts";
 import { createCategory, listCategories } from "../support/client.ts";
-import { issueKey } from "../support/keysCli.ts";
+import { issueKey, keysCommand } from "../support/keysCli.ts";
 import { localServer } from "../support/localServer.ts";
 import { scratchDir } from "../support/scratchDir.ts";
 
@@ -48,7 +48,7 @@ describe("a repeat with a different body is 422 idempotency_key_reused", () => {
   });
 });
 
-describe("keys are scoped to the API key that sent them", () => {
+describe("keys are scoped to the client that sent them: an API key and the keys that replaced it", () => {
   it("the same Idempotency-Key and body from another API key creates its own category", async () => {
     const other = issueKey(dataDir).key;
     const mine = await createCategory(url, key, { name: "x" }, { "idempotency-key": "shared" });
@@ -56,6 +56,18 @@ describe("keys are scoped to the API key that sent them", () => {
     expect(theirs.status).toBe(201);
     expect(theirs.headers["idempotent-replayed"]).toBeUndefined();
     expect(theirs.json<Category>().id).not.toBe(mine.json<Category>().id);
+  });
+
+  it("a retry sent with the key that replaced the first by rotation replays the first request", async () => {
+    const { key: old, keyId } = issueKey(dataDir);
+    const body = { name: "rotated" };
+    const first = await createCategory(url, old, body, { "idempotency-key": "across-rotation" });
+    const rotated = keysCommand(dataDir, "rotate", keyId, "--grace", "1h");
+    const fresh = /^(petstore_\S+)$/m.exec(rotated.stdout)?.[1] ?? "";
+    const retry = await createCategory(url, fresh, body, { "idempotency-key": "across-rotation" });
+    expect(retry.status).toBe(201);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.json()).toEqual(first.json());
   });
 });
 

@@ -328,6 +328,51 @@ describe("a record written before records named their operation decides a repeat
   });
 });
 
+describe("a record kept under the API key's hash, before a rotated pair shared records, decides a repeat until it expires", () => {
+  const former = { formerScope: "hash-a" };
+
+  it("replays the answer of a request the previous release recorded, and refuses another body", async () => {
+    const { table, categories, creator } = await fixture();
+    expect(await creator.create("hash-a", "k", dog, "r1", soon())).toEqual(answered(1));
+    expect(await creator.create("client-a", "k", dog, "r2", soon(), former)).toEqual(
+      answered(1, dog, true),
+    );
+    const cat = { name: "cat" };
+    await expect(creator.create("client-a", "k", cat, "r3", soon(), former)).rejects.toMatchObject(
+      reused,
+    );
+    expect(await categories.list(soon())).toHaveLength(1);
+    // The claim made under the client first was given back: nothing is left there.
+    const direct = new Table(store.db, table);
+    const mine = keys.idempotency("client-a", "createCategory", "k");
+    expect(await direct.get(mine, soon())).toBeUndefined();
+  });
+
+  it("finds there, too, a record of the release before, which named no operation", async () => {
+    const { table, creator } = await fixture();
+    const record = { fingerprint: fingerprintOf(dog), owner: "before", lockUntil: 0 };
+    const response = JSON.stringify({ id: 41, ...dog });
+    const ttl = expiresAtSeconds(Date.now());
+    const legacy = keys.legacyIdempotency("hash-a", "k");
+    await new Table(store.db, table).put(legacy, { ...record, response, ttl }, soon());
+    expect(await creator.create("client-a", "k", dog, "r1", soon(), former)).toEqual(
+      answered(41, dog, true),
+    );
+  });
+
+  it("reads no other key's hash, and passes over an expired record: the request is new", async () => {
+    const { table, creator } = await fixture();
+    await creator.create("hash-b", "k", dog, "r1", soon());
+    expect(await creator.create("client-a", "k", dog, "r2", soon(), former)).toEqual(answered(2));
+    const expired = { ttl: Math.floor(Date.now() / 1000) - 60, lockUntil: 0 };
+    const record = { fingerprint: fingerprintOf(dog), owner: "before", response: '{"id":41}' };
+    const stale = keys.idempotency("hash-c", "createCategory", "k");
+    await new Table(store.db, table).put(stale, { ...record, ...expired }, soon());
+    const fresh = { formerScope: "hash-c" };
+    expect(await creator.create("client-c", "k", dog, "r3", soon(), fresh)).toEqual(answered(3));
+  });
+});
+
 describe("the v2 fingerprint is SHA-256 of the canonical JSON: keys sorted, absent fields left out", () => {
   const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 

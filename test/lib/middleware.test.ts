@@ -82,6 +82,7 @@ const principal: Principal = {
   keyId: "key-1",
   keyHash: "hash-1",
   scopes: ["categories:read"],
+  bucket: "key-0",
 };
 
 const metricsOf = () => ({ error: vi.fn(), count: vi.fn() });
@@ -473,12 +474,12 @@ describe("a valid key's request counts against its rate limit, the stage's defau
     expect(admit).not.toHaveBeenCalled();
   });
 
-  it("admitted: the key's id, its limit (else the default) and the deadline; kept for the headers", async () => {
+  it("admitted: the key's bucket (its rotation chain's), its limit (else the default) and the deadline; kept for the headers", async () => {
     const admit = limiterOf(admission());
     const metrics = metricsOf();
     const context = contextOf({ principal, getRemainingTimeInMillis: () => 1_000 });
     await run([rateLimit({ admit }, limit, metrics, () => 100)], ok, eventOf(), context);
-    expect(admit).toHaveBeenCalledExactlyOnceWith("key-1", limit, 800);
+    expect(admit).toHaveBeenCalledExactlyOnceWith("key-0", limit, 800);
     expect(context.rateLimit).toEqual(admission());
     await run(
       [rateLimit({ admit }, limit, metrics, () => 100)],
@@ -486,7 +487,7 @@ describe("a valid key's request counts against its rate limit, the stage's defau
       eventOf(),
       contextOf({ principal: { ...principal, rateLimit: own } }),
     );
-    expect(admit).toHaveBeenLastCalledWith("key-1", own, expect.any(Number));
+    expect(admit).toHaveBeenLastCalledWith("key-0", own, expect.any(Number));
     expect(metrics.count).not.toHaveBeenCalled();
   });
 
