@@ -290,11 +290,11 @@ export function fakeDeployIo(
       return Promise.resolve("passed" as const);
     },
     // A key the stage takes: 401 without it, 200 on the read, 400 on the write's empty body.
-    keyAnswers: (baseUrl, apiKey) => {
+    keyAnswers: (baseUrl, apiKey, writes) => {
       log.push("key");
       expect(apiKey).toBe(key);
       keyChecks.push(baseUrl);
-      return Promise.resolve({ keyless: 401, read: 200, write: 400 });
+      return Promise.resolve({ keyless: 401, read: 200, ...(writes && { write: 400 }) });
     },
     env: { PETSTORE_API_KEY: key },
     which: (name) => (["sam", "aws"].includes(name) ? `/opt/${name}/bin/${name}` : undefined),

@@ -35,8 +35,8 @@ export interface DeployIo {
   readonly capture: Capture;
   /** Runs the smoke test's checks, reporting each; or says why nothing answered at all. */
   readonly smoke: (baseUrl: string, apiKey: string, write: boolean) => Promise<SmokeOutcome>;
-  /** How the stage answers the smoke test's key (key.ts): three requests that write nothing. */
-  readonly keyAnswers: (baseUrl: string, apiKey: string) => Promise<KeyAnswers>;
+  /** How the stage answers the smoke test's key (key.ts): requests that write nothing. */
+  readonly keyAnswers: (baseUrl: string, apiKey: string, writes: boolean) => Promise<KeyAnswers>;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The absolute path of an executable on PATH, or undefined. */
   readonly which: (name: string) => string | undefined;

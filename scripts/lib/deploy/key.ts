@@ -2,18 +2,20 @@
  * Whether a stage accepts the smoke test's key (PETSTORE_API_KEY), told apart from whether the
  * release works. A key the stage does not take (unknown, revoked, expired, rotated out, without
  * a scope the smoke test needs, over its rate limit) fails every keyed check of the smoke test:
- * without this, that read as a bad release and advised a rollback. Asked with three requests
- * that write nothing: GET /v1/categories without a key (the stage answers, and authenticates:
- * 401), the same with the key (categories:read), and POST /v1/categories with the key and a body
- * without a name (categories:write; a key that has it gets 400 invalid_body, and nothing is
- * created). The key goes in the Authorization header only, never in a message.
+ * without this, that read as a bad release and advised a rollback. Asked with requests that
+ * write nothing: GET /v1/categories without a key (the stage answers, and authenticates: 401),
+ * the same with the key (categories:read), and, only where the smoke test writes (not in
+ * production: a read-only key is enough there, and the only one it should hold), POST
+ * /v1/categories with the key and a body without a name (categories:write; a key that has it
+ * gets 400 invalid_body, and nothing is created). The key goes in the Authorization header only,
+ * never in a message.
  */
 import { acceptCompressed } from "../../../lib/bodyText.ts";
 import { send } from "../httpClient.ts";
 
-/** The three answers' statuses, or why nothing answered. */
+/** The answers' statuses (no `write` where none was asked), or why nothing answered. */
 export type KeyAnswers =
-  | { readonly keyless: number; readonly read: number; readonly write: number }
+  | { readonly keyless: number; readonly read: number; readonly write?: number | undefined }
   | { readonly unreachable: string };
 
 /** A refusal of the key: its status, the request that got it, and what to do. */
@@ -23,8 +25,12 @@ export interface KeyRefusal {
   readonly advice: string;
 }
 
-/** DeployIo.keyAnswers: the three requests against the stage's BaseUrl. */
-export async function askKey(baseUrl: string, apiKey: string): Promise<KeyAnswers> {
+/** DeployIo.keyAnswers: the requests against the stage's BaseUrl (the POST only if `writes`). */
+export async function askKey(
+  baseUrl: string,
+  apiKey: string,
+  writes: boolean,
+): Promise<KeyAnswers> {
   const timeoutMs = 10_000;
   try {
     const keyless = await send(baseUrl, { path: "/v1/categories", key: null }, { timeoutMs });
@@ -34,6 +40,7 @@ export async function askKey(baseUrl: string, apiKey: string): Promise<KeyAnswer
       { path: "/v1/categories", key: apiKey, headers: acceptCompressed },
       { timeoutMs },
     );
+    if (!writes) return { keyless: keyless.status, read: read.status };
     const write = await send(
       baseUrl,
       {
@@ -59,16 +66,25 @@ export function keyRefusal(answers: KeyAnswers, stage: string): KeyRefusal | und
   if ("unreachable" in answers || answers.keyless !== 401) return undefined;
   const asked = [
     { request: "GET /v1/categories", status: answers.read, scope: "categories:read" },
-    { request: "POST /v1/categories", status: answers.write, scope: "categories:write" },
+    ...(answers.write === undefined
+      ? []
+      : [{ request: "POST /v1/categories", status: answers.write, scope: "categories:write" }]),
   ];
+  const needs = asked.map(({ scope }) => scope);
   for (const { request, status, scope } of asked) {
-    const advice = adviceFor(status, stage, scope);
+    const advice = adviceFor(status, stage, scope, needs);
     if (advice !== undefined) return { status, request, advice };
   }
   return undefined;
 }
 
-function adviceFor(status: number, stage: string, scope: string): string | undefined {
+/** `needs`: the scopes the stage's smoke test uses. */
+function adviceFor(
+  status: number,
+  stage: string,
+  scope: string,
+  needs: readonly string[],
+): string | undefined {
   const create = `npm run keys -- create --stage ${stage} --label smoke`;
   if (status === 401) {
     return (
@@ -78,9 +94,9 @@ function adviceFor(status: number, stage: string, scope: string): string | undef
   }
   if (status === 403) {
     return (
-      `it lacks ${scope}, and the smoke test needs categories:read and categories:write: ` +
-      `give it both (npm run keys -- list --stage ${stage} for its id, then npm run keys -- ` +
-      `update <id> --scope categories:read,categories:write --stage ${stage}), or pass --no-smoke`
+      `it lacks ${scope}, and the smoke test of ${stage} needs ${needs.join(" and ")}: ` +
+      `give it that (npm run keys -- list --stage ${stage} for its id, then npm run keys -- ` +
+      `update <id> --scope ${needs.join(",")} --stage ${stage}), or pass --no-smoke`
     );
   }
   if (status === 429) {

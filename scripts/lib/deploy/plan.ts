@@ -222,7 +222,12 @@ export function planFindings(plan: Plan, release: Release, io: DeployIo): string
   return findings;
 }
 
-/** How the smoke test after a deploy treats the stage: production is never written to. */
+/** Whether the smoke test after a deploy writes to the stage: production is never written to. */
+export function smokeWrites(stage: string): boolean {
+  return stage !== "production";
+}
+
+/** How the smoke test after a deploy treats the stage, in words. */
 export function smokeMode(stage: string): string {
-  return stage === "production" ? "read-only" : "with one write";
+  return smokeWrites(stage) ? "with one write" : "read-only";
 }

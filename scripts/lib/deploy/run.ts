@@ -31,6 +31,7 @@ import {
   releaseSha256,
   samDeployArgs,
   smokeMode,
+  smokeWrites,
 } from "./plan.ts";
 import {
   concurrencyFinding,
@@ -133,7 +134,7 @@ async function keyAcceptedBefore(
 ): Promise<{ readonly refuse: string } | "accepted" | undefined> {
   const found = await stackOutput(plan.config, "BaseUrl", io.capture);
   if (!found.ok) return undefined;
-  const answers = await io.keyAnswers(found.value, smokeKey(io));
+  const answers = await io.keyAnswers(found.value, smokeKey(io), smokeWrites(plan.stage));
   if ("unreachable" in answers) return undefined;
   const refused = keyRefusal(answers, plan.stage);
   if (refused === undefined) return "accepted";
@@ -216,10 +217,10 @@ function dryRun(
     `would check that the account's Lambda concurrency quota is at least AlarmConcurrentExecutions (aws lambda get-account-settings)`,
   );
   if (planned.smoke) {
-    io.out(
-      `would check that the stack's BaseUrl, if it has one, accepts the key (a GET and a POST ` +
-        `with an empty body, which writes nothing)`,
-    );
+    const asks = smokeWrites(planned.stage)
+      ? "a GET and a POST with an empty body, which writes nothing"
+      : "a GET: the smoke test is read-only there";
+    io.out(`would check that the stack's BaseUrl, if it has one, accepts the key (${asks})`);
   }
   if (deployment.asks) io.out("would ask for confirmation first (pass --yes to skip)");
   io.out(
@@ -308,7 +309,8 @@ async function smokeAfterDeploy(
     return 1;
   }
   io.out(`smoke test of ${found.value} (${smokeMode(plan.stage)}):`);
-  const outcome = await io.smoke(found.value, smokeKey(io), plan.stage !== "production");
+  const writes = smokeWrites(plan.stage);
+  const outcome = await io.smoke(found.value, smokeKey(io), writes);
   if (outcome === "passed") return 0;
   if (outcome !== "failed") {
     // No answer at all says more about the network here than about the release.
@@ -318,7 +320,7 @@ async function smokeAfterDeploy(
     );
     return 1;
   }
-  const refused = keyRefusal(await io.keyAnswers(found.value, smokeKey(io)), plan.stage);
+  const refused = keyRefusal(await io.keyAnswers(found.value, smokeKey(io), writes), plan.stage);
   // A key the release before took and this one refuses (not for its rate limit, which the smoke
   // test itself may have used up) is the release's doing: a rollback is the answer then.
   const releaseRefuses = known.keyBefore === "accepted" && refused?.status !== 429;

@@ -32,13 +32,15 @@ function stage(
   const asked: KeyAnswers[] = [...answers];
   const fake = fakeDeployIo(
     {
-      keyAnswers: (baseUrl, apiKey) => {
+      keyAnswers: (baseUrl, apiKey, writes) => {
         expect(apiKey).toBe(key);
         fake.keyChecks.push(baseUrl);
-        fake.log.push("key");
+        fake.log.push(writes ? "key" : "key, read only");
         const next = asked.shift();
         if (next === undefined) throw new Error("asked more often than the test says");
-        return Promise.resolve(next);
+        // The stage answers only what it is asked: no write when none is asked.
+        if (writes || "unreachable" in next) return Promise.resolve(next);
+        return Promise.resolve({ keyless: next.keyless, read: next.read });
       },
       ...(options.smoke && { smoke: () => Promise.resolve("failed" as const) }),
     },
@@ -95,6 +97,16 @@ describe("before the deploy: a key the running release refuses refuses the deplo
     expect(await deploy(["production"], io)).toBe(2);
     expect(asked).toBe(false);
     expect(fake.runs).toEqual([]);
+  });
+
+  it("production, whose smoke test only reads: a key without categories:write deploys, and no POST is asked", async () => {
+    const fake = stage([readOnly], { stage: "production" });
+    expect(await deploy(["production", "--yes"], fake)).toBe(0);
+    expect(fake.log).toContain("key, read only");
+    expect(fake.log).not.toContain("key");
+    const unknown = stage([unknownKey], { stage: "production" });
+    expect(await deploy(["production", "--yes"], unknown)).toBe(2);
+    expect(errors(unknown.log)[0]).toMatch(/\(401 on GET \/v1\/categories\)/);
   });
 
   it("a key the stage takes, or a stage where nothing answers, deploys", async () => {
@@ -178,8 +190,8 @@ describe("after the deploy: a smoke test failed by the key is not a bad release"
   });
 });
 
-describe("the three requests that ask the stage about the key", () => {
-  it("GET without a key, GET and POST (an empty body) with it, at the stage's /v1", async () => {
+describe("the requests that ask the stage about the key", () => {
+  it("GET without a key, GET and (where the smoke test writes) POST with an empty body with it, at the stage's /v1", async () => {
     const seen: string[] = [];
     const server = createServer((request, response) => {
       let body = "";
@@ -195,18 +207,22 @@ describe("the three requests that ask the stage about the key", () => {
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     const { port } = server.address() as AddressInfo;
     try {
-      const answers = await askKey(`http://127.0.0.1:${port}/v1`, key);
+      const answers = await askKey(`http://127.0.0.1:${port}/v1`, key, true);
       expect(answers).toEqual({ keyless: 401, read: 200, write: 403 });
-      expect(seen).toEqual([
-        "GET /v1/categories none",
-        `GET /v1/categories Bearer ${key} br, gzip`,
-        `POST /v1/categories Bearer ${key} application/json {}`,
-      ]);
+      const reads = ["GET /v1/categories none", `GET /v1/categories Bearer ${key} br, gzip`];
+      expect(seen).toEqual([...reads, `POST /v1/categories Bearer ${key} application/json {}`]);
+      // Where the smoke test only reads (production), no POST is sent.
+      seen.length = 0;
+      expect(await askKey(`http://127.0.0.1:${port}/v1`, key, false)).toEqual({
+        keyless: 401,
+        read: 200,
+      });
+      expect(seen).toEqual(reads);
     } finally {
       await new Promise((done) => server.close(done));
     }
     // The port is free now: nothing answers there.
-    expect(await askKey(`http://127.0.0.1:${port}/v1`, key)).toEqual({
+    expect(await askKey(`http://127.0.0.1:${port}/v1`, key, true)).toEqual({
       unreachable: expect.stringMatching(/ECONNREFUSED/) as unknown,
     });
   });
