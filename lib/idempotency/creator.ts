@@ -48,15 +48,17 @@ export interface CreateOptions {
 
 /**
  * Where earlier releases kept a record of this key, newest layout first: under the former scope,
- * and, for the operation that once named none, without the operation. A repeat of a request made
- * before a change of layout finds its record there.
+ * and there, for the operation that once named none, without the operation. A repeat of a
+ * request made before a change of layout finds its record there. Both layouts are only under the
+ * former scope: an operation-less key never shares a partition with today's records, where an
+ * Idempotency-Key "createCategory#k" would read as the record of "k".
  */
 function earlierKeys(key: RecordKey, formerScope: string | undefined): RecordKey[] {
-  const scope = formerScope ?? key.scope;
-  return [
-    ...(formerScope === undefined ? [] : [{ ...key, scope }]),
-    ...(key.operation === legacyOperation ? [{ ...key, scope, operation: undefined }] : []),
-  ];
+  if (formerScope === undefined) return [];
+  const former = { ...key, scope: formerScope };
+  return key.operation === legacyOperation
+    ? [former, { ...former, operation: undefined }]
+    : [former];
 }
 
 export class IdempotentCreator<New extends object, Stored extends Identified> {

@@ -222,6 +222,8 @@ describe("a request that dies after reserving its id is finished by the next rep
 });
 
 describe("records written before the fingerprint was versioned still match their repeats", () => {
+  /** Where the releases before kept records: under the API key's hash (here "s"). */
+  const former = { formerScope: "s" };
   /** The first algorithm, as it was deployed: the values of name and description, in that order. */
   const v1Fingerprint = (input: { name: string; description?: string }): string =>
     createHash("sha256")
@@ -251,10 +253,10 @@ describe("records written before the fingerprint was versioned still match their
     const { table, categories, creator } = await fixture();
     await recordedByV1(table, "with-description", dog);
     await recordedByV1(table, "name-only", { name: "cat" });
-    expect(await creator.create("s", "with-description", dog, "r1", soon())).toEqual(
+    expect(await creator.create("c", "with-description", dog, "r1", soon(), former)).toEqual(
       answered(41, dog, true),
     );
-    expect(await creator.create("s", "name-only", { name: "cat" }, "r2", soon())).toEqual(
+    expect(await creator.create("c", "name-only", { name: "cat" }, "r2", soon(), former)).toEqual(
       answered(41, { name: "cat" }, true),
     );
     for (const [key, other] of [
@@ -262,7 +264,9 @@ describe("records written before the fingerprint was versioned still match their
       ["with-description", { name: "dog", description: "Wolves" }],
       ["name-only", { name: "cat", description: "" }],
     ] as const) {
-      await expect(creator.create("s", key, other, "r3", soon())).rejects.toMatchObject(reused);
+      await expect(creator.create("c", key, other, "r3", soon(), former)).rejects.toMatchObject(
+        reused,
+      );
     }
     expect(await categories.list(soon())).toEqual([]);
   });
@@ -281,6 +285,8 @@ describe("records written before the fingerprint was versioned still match their
 });
 
 describe("a record written before records named their operation decides a repeat until it expires", () => {
+  /** Where the releases before kept records: under the API key's hash (here "s"). */
+  const former = { formerScope: "s" };
   /** A record as the previous release stored it: under the Idempotency-Key alone. */
   async function recordedBefore(table: string, fields: Record<string, string | number>) {
     const record = { fingerprint: fingerprintOf(dog), owner: "before", ...fields };
@@ -291,37 +297,43 @@ describe("a record written before records named their operation decides a repeat
   it("replays its answer and refuses another body, creating nothing", async () => {
     const { table, categories, creator } = await fixture();
     await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
-    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(41, dog, true));
-    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject(
-      reused,
+    expect(await creator.create("c", "k", dog, "r1", soon(), former)).toEqual(
+      answered(41, dog, true),
     );
+    await expect(
+      creator.create("c", "k", { name: "cat" }, "r2", soon(), former),
+    ).rejects.toMatchObject(reused);
     expect(await categories.list(soon())).toEqual([]);
     // The claim made under the new layout first was given back: nothing is left there.
     const direct = new Table(store.db, table);
-    expect(await direct.get(keys.idempotency("s", "createCategory", "k"), soon())).toBeUndefined();
+    expect(await direct.get(keys.idempotency("c", "createCategory", "k"), soon())).toBeUndefined();
   });
 
   it("finishes a request of the previous release under the id it reserved, once its lock is out", async () => {
     const { table, categories, creator } = await fixture();
     await recordedBefore(table, { ...live(), categoryId: 5 });
-    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(5));
+    expect(await creator.create("c", "k", dog, "r1", soon(), former)).toEqual(answered(5));
     expect(await categories.list(soon())).toEqual([{ id: 5, ...dog }]);
-    expect(await creator.create("s", "k", dog, "r2", soon())).toMatchObject({ replayed: true });
+    expect(await creator.create("c", "k", dog, "r2", soon(), former)).toMatchObject({
+      replayed: true,
+    });
   });
 
   it("tells a repeat to wait while its owner may still be running", async () => {
     const { table, creator } = await fixture();
     await recordedBefore(table, { ...live(), lockUntil: Date.now() + 60_000 });
-    await expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject(inProgress);
+    await expect(creator.create("c", "k", dog, "r1", soon(), former)).rejects.toMatchObject(
+      inProgress,
+    );
   });
 
   it("is ignored once expired: the request is new, recorded under its operation", async () => {
     const { table, creator } = await fixture();
     const expired = Math.floor(Date.now() / 1000) - 60;
     await recordedBefore(table, { ttl: expired, lockUntil: 0, response: '{"id":41}' });
-    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(1));
+    expect(await creator.create("c", "k", dog, "r1", soon(), former)).toEqual(answered(1));
     const stored = await new Table(store.db, table).get(
-      keys.idempotency("s", "createCategory", "k"),
+      keys.idempotency("c", "createCategory", "k"),
       soon(),
     );
     expect(stored?.response?.S).toBe(JSON.stringify({ id: 1, ...dog }));
@@ -358,6 +370,16 @@ describe("a record kept under the API key's hash, before a rotated pair shared r
     expect(await creator.create("client-a", "k", dog, "r1", soon(), former)).toEqual(
       answered(41, dog, true),
     );
+  });
+
+  it('a key named like another key\'s record in the operation-less layout ("createCategory#k") is a request of its own', async () => {
+    const { creator } = await fixture();
+    expect(await creator.create("client-a", "k", dog, "r1", soon())).toEqual(answered(1));
+    const lookalike = "createCategory#k";
+    expect(await creator.create("client-a", lookalike, dog, "r2", soon())).toEqual(answered(2));
+    expect(await creator.create("client-a", lookalike, dog, "r3", soon(), former)).toMatchObject({
+      replayed: true,
+    });
   });
 
   it("reads no other key's hash, and passes over an expired record: the request is new", async () => {
