@@ -2,9 +2,10 @@
  * `npm run invoke -- <function> <event.json> [--seed N] [--warm N]`: runs one built function on
  * one API Gateway event, like `sam local invoke -e`, on the local server's runtime (a container of
  * local/functionPool.ts, its Timeout and MemorySize enforced), against the embedded store (in
- * memory) or DYNAMODB_ENDPOINT. Lambda's INIT_START and START lines, the function's log lines, END and REPORT
- * (with its Init Duration: the invocation is a cold start, unless `--warm N` started N containers
- * first), in the function's LogFormat, and then its result go to stdout; exit 0 on a
+ * memory) or DYNAMODB_ENDPOINT. Lambda's INIT_START and START lines, the function's log lines, END
+ * and REPORT (with its Init Duration: the invocation is a cold start, unless `--warm N` started N
+ * containers first), in the function's LogFormat, go to stderr, and the result alone to stdout,
+ * as `sam local invoke` splits them (so `npm run -s invoke -- … | jq .body` works); exit 0 on a
  * result, 1 when the function fails at init or throws (printed as Lambda reports it) or the store
  * cannot be prepared, 2 on bad usage.
  *
@@ -18,12 +19,13 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ApiKeyStore, hashApiKey } from "../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../lib/repositories/categories.ts";
+import type { FunctionOutput } from "../local/functionPool.ts";
 import { FunctionPool, hostInLambdaTimeZone } from "../local/functionPool.ts";
 import type { FunctionError } from "../local/functionProtocol.ts";
 import { ensureTable, localClient } from "../local/embeddedDynamo.ts";
 import { localFunctionEnv, sampleApiKey, sampleKeyLabel } from "../local/functionEnv.ts";
 import { describeBody, notAnHttpApiEvent } from "../local/apiGatewayEvent.ts";
-import { localTableName } from "../local/localKeys.ts";
+import { localOperator, localTableName } from "../local/localKeys.ts";
 import { openStore } from "../local/server.ts";
 import type { FunctionSpec } from "../local/template.ts";
 import { functionsOf, servedFunctions } from "../local/template.ts";
@@ -93,17 +95,31 @@ function readCommandLine():
   return { spec, event, seed, warm };
 }
 
-async function prepareStore(endpoint: string, seed: number): Promise<void> {
+/**
+ * The key the events send, registered in the store (as the OS user, in the key history), and the
+ * seeded categories. `external`: a store that outlives this run (DYNAMODB_ENDPOINT), where a key
+ * it registers stays valid until revoked: said on stderr, with how to revoke it.
+ */
+async function prepareStore(endpoint: string, seed: number, external: boolean): Promise<void> {
   const db = localClient(endpoint);
   const deadline = Date.now() + 60_000 + seed * 100;
   try {
     await ensureTable(db, localTableName);
-    const keys = new ApiKeyStore(db, localTableName);
+    const who = `${localOperator() ?? "local:unknown"} (npm run invoke)`;
+    const keys = new ApiKeyStore(db, localTableName).actingAs(who);
     const fixedKey = process.env.PETSTORE_API_KEY?.trim() || undefined;
     const apiKey = fixedKey ?? sampleApiKey;
     // A key already in the store is left as it is, revoked or not.
     if (!(await keys.find(hashApiKey(apiKey), deadline))) {
-      await keys.issue(fixedKey ? "PETSTORE_API_KEY" : sampleKeyLabel, deadline, { apiKey });
+      const label = fixedKey ? "PETSTORE_API_KEY" : sampleKeyLabel;
+      const { record } = await keys.issue(label, deadline, { apiKey });
+      if (external) {
+        process.stderr.write(
+          `invoke: registered ${fixedKey ? "PETSTORE_API_KEY" : "the sample events' public key"} ` +
+            `as ${record.keyId} in the store at ${endpoint}; it stays valid there until revoked ` +
+            `(npm run keys -- revoke ${record.keyId}, with the same DYNAMODB_ENDPOINT)\n`,
+        );
+      }
     }
     const categories = new CategoryStore(db, localTableName);
     for (let i = 1; i <= seed; i++) {
@@ -149,7 +165,13 @@ async function invoke(
 ): Promise<Outcome> {
   hostInLambdaTimeZone();
   const env = { ...process.env, ...localFunctionEnv(endpoint, localTableName) };
-  const pool = new FunctionPool(spec, env as Record<string, string>, { lambdaLines: true, warm });
+  // The function's output and Lambda's lines on stderr: stdout is the result's alone.
+  const logs: FunctionOutput = {
+    stdout: (text) => process.stderr.write(text),
+    stderr: (text) => process.stderr.write(text),
+  };
+  const options = { lambdaLines: true, warm, output: logs };
+  const pool = new FunctionPool(spec, env as Record<string, string>, options);
   try {
     if (warm > 0) await pool.warm();
     // A failing init (e.g. a ConfigError) is a function error too, as in Lambda.
@@ -184,7 +206,7 @@ async function main(): Promise<Outcome> {
     };
   }
   try {
-    await prepareStore(dynamo.endpoint, seed);
+    await prepareStore(dynamo.endpoint, seed, external !== undefined);
   } catch (error) {
     await dynamo.close();
     const why = error instanceof Error ? error.message : String(error);

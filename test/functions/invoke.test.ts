@@ -1,10 +1,16 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ApiKeyStore, hashApiKey } from "../../lib/repositories/apiKeys.ts";
 import { sampleApiKey } from "../../local/functionEnv.ts";
+import { localTableName } from "../../local/localKeys.ts";
 import { projectRoot } from "../../local/template.ts";
+import { useEmbeddedDynamo } from "../support/dynamo.ts";
 import { scratchDir } from "../support/scratchDir.ts";
+
+const store = useEmbeddedDynamo();
 
 interface Run {
   readonly status: number | null;
@@ -27,28 +33,26 @@ function invokeWith(extraEnv: Record<string, string>, ...args: string[]): Run {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** The pretty-printed result: everything from the first line that is just "{". */
+/** The printed result: stdout holds it alone, as `sam local invoke` prints it. */
 function printedResult(stdout: string): Record<string, unknown> {
-  const start = stdout.indexOf("\n{\n");
-  return JSON.parse(start === -1 ? stdout : stdout.slice(start + 1)) as Record<string, unknown>;
+  return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 const scratch = scratchDir("invoke-test-");
 
-/** The JSON lines before the printed result: Lambda's platform lines and the function's own. */
-function logLines(stdout: string): Record<string, unknown>[] {
-  const end = stdout.indexOf("\n{\n");
-  return stdout
-    .slice(0, end)
+/** The JSON lines on stderr: Lambda's platform lines and the function's own. */
+function logLines(stderr: string): Record<string, unknown>[] {
+  return stderr
     .split("\n")
+    .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe("npm run invoke runs a built function on a sample event like sam local invoke", () => {
-  it("invokes createCategory on create-ok.json: INIT_START, START, the log line, END, REPORT, then the 201 result; exit 0", () => {
+  it("invokes createCategory on create-ok.json: INIT_START, START, the log line, END, REPORT on stderr, the 201 result alone on stdout; exit 0", () => {
     const run = invoke("createCategory", "events/create-ok.json");
     expect(run.status, run.stderr).toBe(0);
-    const lines = logLines(run.stdout).filter((line) => !("_aws" in line));
+    const lines = logLines(run.stderr).filter((line) => !("_aws" in line));
     expect(lines.map((line) => line.type)).toEqual([
       "platform.initStart",
       "platform.start",
@@ -65,7 +69,7 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     const result = printedResult(run.stdout);
     expect(result.statusCode).toBe(201);
     expect(JSON.parse(result.body as string)).toMatchObject({ id: 1, name: "Rabbits" });
-    expect(run.stdout).not.toContain(sampleApiKey);
+    expect(run.stdout + run.stderr).not.toContain(sampleApiKey);
   });
 
   it("finds a function by its template logical id and seeds categories on request", () => {
@@ -103,7 +107,7 @@ describe("npm run invoke runs a built function on a sample event like sam local 
   it("--warm 2 starts two containers first, then invokes one of them warm (no Init Duration)", () => {
     const run = invoke("listCategories", "events/list-ok.json", "--warm", "2");
     expect(run.status, run.stderr).toBe(0);
-    const lines = logLines(run.stdout);
+    const lines = logLines(run.stderr);
     expect(lines.filter((line) => line.type === "platform.initReport")).toHaveLength(2);
     const reports = lines.filter((line) => line.type === "platform.report");
     expect(reports).toHaveLength(1);
@@ -149,5 +153,28 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^invoke: [^\n]+\(npm run invoke -- --help\)\n$/);
     expect(run.stdout).toBe("");
+  });
+});
+
+describe("on a store that outlives the run (DYNAMODB_ENDPOINT), the key it registers is said and attributed", () => {
+  it("says so once on stderr, with how to revoke it; the key history names the OS user", async () => {
+    // Not spawnSync: the store answers from this process.
+    const run = () =>
+      promisify(execFile)(
+        process.execPath,
+        [resolve(projectRoot, "scripts/invoke.ts"), "listCategories", "events/list-ok.json"],
+        { cwd: projectRoot, env: { ...process.env, DYNAMODB_ENDPOINT: store.endpoint } },
+      );
+    const first = await run();
+    expect(first.stderr).toMatch(
+      /^invoke: registered the sample events' public key as (key_\w+) in the store at http:\/\/\S+; it stays valid there until revoked \(npm run keys -- revoke \1, with the same DYNAMODB_ENDPOINT\)$/m,
+    );
+    const record = await new ApiKeyStore(store.db, localTableName).find(
+      hashApiKey(sampleApiKey),
+      Date.now() + 5000,
+    );
+    expect(record?.createdBy).toMatch(/ \(npm run invoke\)$/);
+    expect(record?.createdBy).not.toMatch(/^unattributed/);
+    expect((await run()).stderr).not.toMatch(/registered/);
   });
 });
