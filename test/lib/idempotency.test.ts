@@ -382,6 +382,30 @@ describe("a record kept under the API key's hash, before a rotated pair shared r
     });
   });
 
+  it("another operation reads its own record under the former scope, never an operation-less one", async () => {
+    const { table, categories } = await fixture();
+    const records = new IdempotencyRecordStore(store.client, table);
+    const other = new IdempotentCreator(records, categories, Date.now, "createOther");
+    const record = { fingerprint: fingerprintOf(dog), owner: "before", lockUntil: 0 };
+    const ttl = expiresAtSeconds(Date.now());
+    const direct = new Table(store.db, table);
+    const response = (id: number) => JSON.stringify({ id, ...dog });
+    await direct.put(
+      keys.legacyIdempotency("hash-a", "k"),
+      { ...record, response: response(41), ttl },
+      soon(),
+    );
+    await direct.put(
+      keys.idempotency("hash-a", "createOther", "m"),
+      { ...record, response: response(42), ttl },
+      soon(),
+    );
+    expect(await other.create("client-a", "k", dog, "r1", soon(), former)).toEqual(answered(1));
+    expect(await other.create("client-a", "m", dog, "r2", soon(), former)).toEqual(
+      answered(42, dog, true),
+    );
+  });
+
   it("reads no other key's hash, and passes over an expired record: the request is new", async () => {
     const { table, creator } = await fixture();
     await creator.create("hash-b", "k", dog, "r1", soon());
