@@ -178,10 +178,15 @@ async function assertInitialised(pools: readonly FunctionPool[]): Promise<void> 
   for (const pool of pools) {
     const error = await pool.warm();
     if (error) {
+      // A bundle missing, unreadable or without its handler is the build's to mend; an error its
+      // own init threw (a setting it refuses) is not.
+      const fromBuild =
+        ["SyntaxError", "Runtime.HandlerNotFound"].includes(error.name) ||
+        /Cannot find module/.test(error.message);
       const why =
         error.name === timedOutName
           ? `its init ran past Lambda's limit for it (${error.message})`
-          : `${error.message} (run npm run build?)`;
+          : `${error.message}${fromBuild ? " (run npm run build?)" : ""}`;
       throw new LocalStartError(`${pool.spec.name} failed to start: ${why}`);
     }
   }

@@ -64,7 +64,13 @@ function toJs(value: unknown): unknown {
 export interface Template {
   readonly Parameters?: Record<
     string,
-    { Type: string; Default?: unknown; AllowedValues?: unknown[] }
+    {
+      Type: string;
+      Default?: unknown;
+      AllowedValues?: unknown[];
+      AllowedPattern?: string;
+      ConstraintDescription?: string;
+    }
   >;
   readonly Globals?: { Function?: Record<string, unknown> };
   readonly Resources: Record<
@@ -261,7 +267,8 @@ export class TemplateParameterError extends Error {
 /**
  * Reads `sam local start-api --parameter-overrides` values: each argument holds one or more
  * `Key=Value` pairs separated by white space (or SAM's `ParameterKey=Key,ParameterValue=Value`).
- * Every key must be a parameter of the template, and a value must be one it allows.
+ * Every key must be a parameter of the template, and a value must be one it allows (its
+ * AllowedValues, and its AllowedPattern matched by the whole value), as CloudFormation checks them.
  */
 export function parseParameterOverrides(
   args: readonly string[],
@@ -287,6 +294,11 @@ export function parseParameterOverrides(
       throw new TemplateParameterError(
         `${name} must be one of ${allowed.join(", ")}, got "${value}"`,
       );
+    const pattern = declared.AllowedPattern;
+    if (pattern !== undefined && !new RegExp(`^(?:${pattern})$`, "u").test(value)) {
+      const must = declared.ConstraintDescription ?? `match ${pattern}`;
+      throw new TemplateParameterError(`${name} must be ${must}, got "${value}"`);
+    }
     overrides[name] = value;
   }
   return overrides;

@@ -47,6 +47,18 @@ describe("overrides are read as SAM reads them", () => {
     expect(() => parseParameterOverrides(["no-equals"])).toThrow(/Key=Value/);
   });
 
+  it("holds a value to the parameter's AllowedPattern, whole, as CloudFormation does", () => {
+    for (const value of ["", "2027-01-01", "2027-01-01T00:00:00Z", "2027-01-01T02:00+02:00"]) {
+      expect(parseParameterOverrides([`PetsSunsetAt=${value}`])).toEqual({ PetsSunsetAt: value });
+    }
+    for (const value of ["garbage", "2027-01-01T00:00:00Zjunk", "x2027-01-01"]) {
+      expect(() => parseParameterOverrides([`PetsSunsetAt=${value}`])).toThrow(
+        `PetsSunsetAt must be empty, or an ISO 8601 date or time such as 2027-01-01T00:00:00Z, got "${value}"`,
+      );
+    }
+    expect(() => parseParameterOverrides(["PetsDeprecatedAt="])).toThrow(/ISO 8601/);
+  });
+
   it("resolves the function environment from Defaults, and from overrides where given", () => {
     const plain = templateFunctionEnv("RouteFallbackFunction");
     expect(plain.defaults).toMatchObject({ PETS_SUNSET_AT: "", API_KEY_CACHE_SECONDS: "30" });
@@ -56,15 +68,18 @@ describe("overrides are read as SAM reads them", () => {
     expect(given.overridden).toEqual({ PETS_SUNSET_AT: sunset });
   });
 
-  it("npm start ends in one line naming the unknown parameter", async () => {
+  it.each([
+    ["Nope=1", /--parameter-overrides: infra\/template.yaml has no parameter Nope/],
+    ["PetsSunsetAt=garbage", /--parameter-overrides: PetsSunsetAt must be empty, or an ISO 8601/],
+  ])("npm start ends in one line naming the parameter: %s", async (pair, said) => {
     const run = await runScript(
       "scripts/start.ts",
-      ["--memory", "--parameter-overrides", "Nope=1"],
+      ["--memory", "--parameter-overrides", pair],
       { ...process.env, PORT: "0" },
       30_000,
     );
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(run.stderr).toMatch(/--parameter-overrides: infra\/template.yaml has no parameter Nope/);
+    expect(run.stderr).toMatch(said);
   });
 });
