@@ -123,9 +123,8 @@ function parse(argv: string[]): Request | "help" {
   const stage = values.stage;
   if (stage !== "local" && !stages.includes(stage))
     throw new UsageError(`unknown stage "${stage}": use local, ${stages.join(" or ")}`);
-  // One line of list and history each: a line break in a label could fake another one.
-  // Nor may a line or paragraph separator or a bidi control, which would only look like one.
-  if (!/^[^\p{Cc}\p{Cf}\u2028\u2029]{1,100}$/u.test(values.label) || values.label.trim() === "")
+  const { label } = values;
+  if (!/^.{1,100}$/su.test(label) || unprintable.test(label) || label.trim() === "")
     throw new UsageError(
       "--label must be 1 to 100 characters, not only spaces, no control or format characters",
     );
@@ -223,35 +222,48 @@ function refused(keyId: string, { refused, record }: KeyRefused, where: string):
   return 1;
 }
 
+/**
+ * What may not stand in a line of list or history: a line break could fake another line, and a
+ * line or paragraph separator, a bidi control or a terminal escape would only look like one, or
+ * rewrite what the operator reads. Refused in a label; shown escaped (`printable`) in whatever
+ * the table holds, written by anything but this command (the deploy hook's role may put key
+ * events and keys).
+ */
+const unprintable = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+/** A line with each unprintable character shown as its \u escape. */
+const printable = (line: string): string =>
+  line.replace(
+    new RegExp(unprintable.source, "gu"),
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+  );
+
 function show(record: ApiKeyRecord): string {
   const state = record.revokedAt
     ? `revoked ${record.revokedAt}`
     : record.expiresAt && Date.parse(record.expiresAt) <= Date.now()
       ? `expired ${record.expiresAt}`
       : "active";
-  return [
-    record.keyId,
-    record.label,
-    `created ${record.createdAt}`,
-    `scopes ${scopeText(record.scopes) || "(none)"}`,
-    record.expiresAt ? `expires ${record.expiresAt}` : "no expiry",
-    limitOf(record),
-    state,
-  ].join("  ");
+  return printable(
+    [
+      record.keyId,
+      record.label,
+      `created ${record.createdAt}`,
+      `scopes ${scopeText(record.scopes) || "(none)"}`,
+      record.expiresAt ? `expires ${record.expiresAt}` : "no expiry",
+      limitOf(record),
+      state,
+    ].join("  "),
+  );
 }
 
 function showEvent(event: KeyEvent): string {
   const unconfirmed = event.intended ? "(intended, not confirmed: the change may not be made)" : "";
-  return [
-    event.at,
-    event.event.padEnd(6),
-    event.keyId,
-    `by ${event.who}`,
-    event.detail,
-    unconfirmed,
-  ]
-    .filter((part) => part)
-    .join("  ");
+  return printable(
+    [event.at, event.event.padEnd(6), event.keyId, `by ${event.who}`, event.detail, unconfirmed]
+      .filter((part) => part)
+      .join("  "),
+  );
 }
 
 /** Commands that change a key: each is written with its audit event, naming who made it. */

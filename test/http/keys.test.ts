@@ -12,6 +12,9 @@ import { userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CommandRun } from "../support/keysCli.ts";
+import { KeyEventStore } from "../../lib/repositories/keyEvents.ts";
+import { localClient } from "../../local/embeddedDynamo.ts";
+import { endpointFile, localTableName } from "../../local/localKeys.ts";
 import { issueKey, keysCommand, keysCommandFed } from "../support/keysCli.ts";
 import { createCategory, send } from "../support/client.ts";
 import { localServer } from "../support/localServer.ts";
@@ -283,6 +286,24 @@ describe("keys history lists every change with who made it and when", () => {
       expect(line).toContain(`by local:${userInfo().username}`);
     }
     expect(keys("history").stdout).toContain(keyId);
+  });
+
+  it("shows text the table holds escaped: a stored line break or terminal escape cannot fake a line", async () => {
+    // As anything with a write grant but this command could store it (the deploy hook's role).
+    const db = localClient(readFileSync(endpointFile(dataDir), "utf8").trim());
+    const forged = "op\u001b[2K\rrevoke  key_0  by admin\nsecond line\u202e";
+    await new KeyEventStore(db, localTableName).record(
+      { event: "update", keyId: "key_0123abcd4567", who: forged },
+      Date.now() + 5000,
+    );
+    db.close();
+    const run = keys("history", "key_0123abcd4567");
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2); // the heading and one event
+    expect(lines[1]).toContain(
+      "by op\\u001b[2K\\u000drevoke  key_0  by admin\\u000asecond line\\u202e",
+    );
   });
 });
 
