@@ -29,7 +29,7 @@ import { buildAll, closeSandbox, openSandbox, periodUs, tmpDir } from "./sandbox
 
 const usage = `usage: npm run bench -- [--quick] [--record] [--size <MB>]
   per Lambda memory size: cold start, warm latency, memory and cost, ours against the limit and
-  the typical stack (about 10 minutes on 2 cores); prints the tables
+  the typical stack (about 7 minutes on 2 cores); prints the tables
   --quick   512 MB only, few calls (CI, about 20 s); fails only when the benchmark is broken
   --size    one memory size of the full run's (128, 256, 512, 1024, 1769): a look at one figure,
             never recorded
