@@ -195,12 +195,17 @@ async function assertInitialised(pools: readonly FunctionPool[]): Promise<void> 
 function listen(server: ReturnType<typeof createFront>, port: number, host: string): Promise<void> {
   return new Promise((done, fail) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
+      // Whichever command started it (npm start, npm run dev) names itself before the message.
       fail(
         error.code === "EADDRINUSE"
           ? new LocalStartError(
-              `port ${port} on ${host} is in use (another npm start?): stop it, or set PORT to a free port, e.g. PORT=${port + 1} npm start`,
+              `port ${port} on ${host} is in use (another local server?): stop it, or set PORT to a free port, such as PORT=${port + 1}`,
             )
-          : error,
+          : error.code === "ENOTFOUND" || error.code === "EADDRNOTAVAIL"
+            ? new LocalStartError(
+                `HOST=${host} is not an address of this machine (${error.code}): set HOST to one, such as 127.0.0.1`,
+              )
+            : error,
       );
     });
     server.listen(port, host, done);

@@ -28,8 +28,14 @@ const settings = readStart("dev", process.argv.slice(2));
 /**
  * The rebuild lines' clock, in the shell's time zone: made before the server takes Lambda's UTC
  * (a formatter keeps the zone it was made in; naming the zone would fail on TZ= left empty).
+ * 24-hour, as docs/local.md shows it (10:42:07), whatever the locale's habit.
  */
-const clock = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
+const clock = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+});
 
 /** Saves that arrive within this long of each other are one change (an editor's temp file and rename). */
 const settleMs = 100;

@@ -40,8 +40,7 @@ const usageOf = (command: StartCommand): string => `usage: ${
                     past it a request is throttled (500), as API Gateway answers a Lambda throttle
   --warm N          containers per function started at once and kept ready, like provisioned
                     concurrency (without it: one on-demand container each, to check it loads)
-  --build           build the bundles first (npm start passes it)
-  --parameter-overrides Key=Value …
+${command === "dev" ? "" : "  --build           build the bundles first (npm start passes it)\n"}  --parameter-overrides Key=Value …
                     infra/template.yaml parameters, as sam local start-api takes them
                     (e.g. PetsSunsetAt=2027-01-01T00:00:00Z)
   env: PORT (3000), HOST (127.0.0.1), DATA_DIR (.data/dynamodb), DYNAMODB_ENDPOINT,

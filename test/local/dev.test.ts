@@ -51,7 +51,7 @@ async function ordersMessage(baseUrl: string, apiKey: string): Promise<string> {
 const until = (done: () => boolean | Promise<boolean>): Promise<boolean> => within(done, 20_000);
 
 const count = (text: string, pattern: RegExp): number => text.match(pattern)?.length ?? 0;
-const rebuiltLine = /^\[dev\] .* rebuilt; serving the new code$/gm;
+const rebuiltLine = /^\[dev\] \d\d:\d\d:\d\d rebuilt; serving the new code$/gm;
 const failedLine =
   /^\[dev\] .* rebuild failed \(.*; esbuild's errors above\): the last good code is still serving\. Fix the error and save again\.$/gm;
 

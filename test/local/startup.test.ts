@@ -71,12 +71,22 @@ describe("PETSTORE_API_KEY of another stage: refused in one line that never show
 
 describe("a function whose init refuses a setting: its message, and no advice to build", () => {
   it("names the function and the setting; a build would not mend it", async () => {
-    const exit = await start({ STORE_ATTEMPT_TIMEOUT_MS: "1" });
+    const exit = await start({ STORE_ATTEMPT_TIMEOUT_MS: "1", DATA_DIR: join(root, "init-error") });
     expect(exit.status).toBe(2);
     // Before it, the container's own error line, as Lambda logs a failed init.
     const last = exit.stderr.trim().split("\n").at(-1);
     expect(last).toMatch(
       /^npm start: \w+ failed to start: STORE_ATTEMPT_TIMEOUT_MS must be an integer from 50 to 29000, got "1"$/,
+    );
+  });
+});
+
+describe("a HOST that is no address of this machine: named, and what to set", () => {
+  it("refuses in one line naming HOST", async () => {
+    const exit = await start({ HOST: "256.1.1.1", DATA_DIR: join(root, "bad-host") });
+    expectOneLine(
+      exit,
+      /^npm start: HOST=256\.1\.1\.1 is not an address of this machine \(\w+\): set HOST/,
     );
   });
 });
