@@ -103,7 +103,8 @@ export async function stageTarget(stage: string, env: NodeJS.ProcessEnv): Promis
 
 /**
  * The ARN of the AWS identity the command runs as (STS GetCallerIdentity, which needs no
- * permission), with the table's credentials; undefined when STS cannot say.
+ * permission), with the table's credentials; undefined when STS cannot say. No credentials at all
+ * is said as for any other command (`noCredentials`): nothing could reach the table either.
  */
 async function callerArn(
   region: string,
@@ -117,7 +118,8 @@ async function callerArn(
     const abortSignal = AbortSignal.timeout(stageBudgetMs / 2);
     const { Arn } = await sts.send(new GetCallerIdentityCommand({}), { abortSignal });
     return Arn;
-  } catch {
+  } catch (error) {
+    if (error instanceof KeysTargetError) throw error;
     return undefined;
   } finally {
     sts?.destroy();

@@ -51,8 +51,12 @@ function expectOneLine(exit: Exit, message: RegExp): void {
 
 // Side by side: each case is a child process, most of them waiting out the command's 5 s budget.
 describe.concurrent("keys against a stage out of reach: one line, exit 1, within seconds", () => {
-  it("no credentials: names AWS_PROFILE and aws sso login", async () => {
-    const exit = await listStaging({});
+  it.each([
+    ["list", "--stage", "staging"],
+    ["create", "--label", "x", "--stage", "staging"],
+    ["revoke", "key_0123abcd4567", "--stage", "staging"],
+  ])("no credentials: names AWS_PROFILE and aws sso login (%s)", async (...args) => {
+    const exit = await runScript("scripts/keys.ts", args, awsEnv({}), scaled(30_000));
     expectOneLine(exit, /^keys: no AWS credentials for staging .*AWS_PROFILE.*aws sso login/);
   });
 
