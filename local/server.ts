@@ -107,7 +107,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     cleanup.push(async () => {
       await Promise.all([...pools.values()].map((pool) => pool.close()));
     });
-    await assertInitialised([...pools.values()]);
+    await assertInitialised([...pools.values()], options.pool?.warm ?? 0);
 
     const printLine = (handled: Handled): void => {
       process.stdout.write(`${requestLine(handled)}\n`);
@@ -173,8 +173,19 @@ async function prepareStore(endpoint: string, options: LocalServerOptions): Prom
   }
 }
 
-/** One container of each function started (or `--warm N`): a bundle that does not load stops the start. */
-async function assertInitialised(pools: readonly FunctionPool[]): Promise<void> {
+/**
+ * One container of each function started (or `--warm N`): a bundle that does not load stops the
+ * start. More warm containers than a function's concurrency is refused, as Lambda refuses
+ * provisioned concurrency above a function's reserved concurrency.
+ */
+async function assertInitialised(pools: readonly FunctionPool[], warm: number): Promise<void> {
+  for (const pool of pools) {
+    if (warm > pool.concurrency) {
+      throw new LocalStartError(
+        `--warm ${warm} is more than the concurrency of ${pool.spec.name} (${pool.concurrency}): warm at most ${pool.concurrency}`,
+      );
+    }
+  }
   for (const pool of pools) {
     const error = await pool.warm();
     if (error) {

@@ -39,7 +39,8 @@ const usageOf = (command: StartCommand): string => `usage: ${
   --concurrency N   containers per function at most, where the template reserves none (10);
                     past it a request is throttled (500), as API Gateway answers a Lambda throttle
   --warm N          containers per function started at once and kept ready, like provisioned
-                    concurrency (without it: one on-demand container each, to check it loads)
+                    concurrency, at most the concurrency (without it: one on-demand container
+                    each, to check it loads)
 ${command === "dev" ? "" : "  --build           build the bundles first (npm start passes it)\n"}  --parameter-overrides Key=Value …
                     infra/template.yaml parameters, as sam local start-api takes them
                     (e.g. PetsSunsetAt=2027-01-01T00:00:00Z)

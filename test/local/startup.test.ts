@@ -81,6 +81,21 @@ describe("a function whose init refuses a setting: its message, and no advice to
   });
 });
 
+describe("more warm containers than a function may run: refused, as Lambda refuses it", () => {
+  it("names the function and its concurrency", async () => {
+    const exit = await runScript(
+      "scripts/start.ts",
+      ["--memory", "--concurrency", "3", "--warm", "4"],
+      { ...process.env, PORT: "0" },
+      20_000,
+    );
+    expectOneLine(
+      exit,
+      /^npm start: --warm 4 is more than the concurrency of \w+ \(3\): warm at most 3$/m,
+    );
+  });
+});
+
 describe("a HOST that is no address of this machine: named, and what to set", () => {
   it("refuses in one line naming HOST", async () => {
     const exit = await start({ HOST: "256.1.1.1", DATA_DIR: join(root, "bad-host") });
