@@ -27,7 +27,8 @@ const usage = `usage: npm run load -- [--scenario creates|abuse] [--quick] [--st
     [--seconds 30] [--connections 16]
   --quick   creates: 500 creates; abuse: 20 s and a 3 s outage (CI)
   --store   the local servers' embedded store (default: PETSTORE_STORE, else dynalite)
-Exit status: 0 all checks passed, 1 a check failed, 2 a usage error.`;
+Exit status: 0 all checks passed, 1 a check failed, 2 a usage error, 4 the run could not be
+made (nothing answers at --base-url, or the local servers did not start), as npm run smoke uses 4.`;
 
 const scenarioOptions = {
   creates: ["creates", "concurrency", "list-concurrency", "list-pause-ms", "base-url"],
@@ -144,7 +145,7 @@ async function main(argv: string[]): Promise<number> {
         ? `load: the run could not be made (${reason ?? ""})\n`
         : `load: ${baseUrl} could not be loaded (${reason ?? ""}); is it running?\n`,
     );
-    return 1;
+    return 4;
   }
 }
 

@@ -106,9 +106,9 @@ describe("npm run load's command line: --help, each scenario's own options, and 
     expect(run.err + run.out).not.toContain(key);
   });
 
-  it("an unreachable target gets one line, not a stack trace", () => {
+  it("an unreachable target gets one line, not a stack trace, and exit 4 (no check ran)", () => {
     const run = load(["--base-url", "http://127.0.0.1:9/v1", "--quick"], {}, "petstore_k\n");
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(4);
     expect(run.err.trim().split("\n")).toHaveLength(1);
     expect(run.err).toContain("could not be loaded");
     expect(run.err).not.toContain("petstore_k");
