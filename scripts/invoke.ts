@@ -35,10 +35,16 @@ import { answersOf, commandLine, parseCommandLine, UsageError } from "./lib/args
 // The functions behind routes: the pre-traffic hook takes CodeDeploy's event, not a request, and
 // needs the versions a deploy publishes (test/infra/deployHook.test.ts runs it).
 const functions = servedFunctions();
+/**
+ * Past what takes the list over Lambda's 6 MB before compression (about 65,000 seeded categories
+ * of about 100 bytes each); more only makes a developer wait, minutes with no word.
+ */
+const maxSeed = 100_000;
 const usage = `usage: npm run invoke -- <function> <event.json> [--seed N] [--warm N]
   function: ${functions.map((spec) => `${spec.name} (${spec.logicalId})`).join(", ")}
   event:    an API Gateway HTTP API (payload 2.0) event, e.g. events/list-ok.json
-  --seed N  create N categories first (e.g. to make a list large enough to be compressed)
+  --seed N  create N categories first, at most ${maxSeed.toLocaleString("en")} (e.g. to make a list large
+            enough to be compressed; about 65,000 make one over 6 MB before compression)
   --warm N  start N containers first, like provisioned concurrency (INIT_REPORT), then invoke
             warm (no Init Duration in REPORT)
   env: DYNAMODB_ENDPOINT (default: an in-memory embedded store), PETSTORE_API_KEY`;
@@ -68,7 +74,8 @@ function readCommandLine():
         : `no function "${name}" in infra/template.yaml`,
     );
   const seed = Number(parsed.values.seed ?? 0);
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError("--seed takes a whole number");
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > maxSeed)
+    throw new UsageError(`--seed takes a whole number up to ${maxSeed.toLocaleString("en")}`);
   const warm = Number(parsed.values.warm ?? 0);
   if (!Number.isSafeInteger(warm) || warm < 0) throw new UsageError("--warm takes a whole number");
   // npm runs scripts from the project root; a relative path means the caller's directory.

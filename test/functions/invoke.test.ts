@@ -147,6 +147,10 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     },
     { why: "a missing event file", args: ["listCategories", "events/no-such-event.json"] },
     { why: "a bad --seed", args: ["listCategories", "events/list-ok.json", "--seed", "many"] },
+    {
+      why: "a --seed past its bound",
+      args: ["listCategories", "events/list-ok.json", "--seed", "100001"],
+    },
     { why: "a bad --warm", args: ["listCategories", "events/list-ok.json", "--warm", "-1"] },
   ])("exits 2 with one line naming itself and its --help on $why", ({ args }) => {
     const run = invoke(...args);
