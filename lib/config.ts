@@ -40,6 +40,11 @@ export interface ServiceConfig {
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
+// The bundles are minified, which renames the class, and Lambda's runtime logs an uncaught
+// error's type as its constructor's name (a failed init's ERROR line said "O"). Named here:
+// esbuild's keepNames would name every function of every bundle, 10 % more bundle (38.6 KB to
+// 42.4 KB for listCategories), for the one error class that leaves a handler.
+Object.defineProperty(ConfigError, "name", { value: "ConfigError" });
 
 type Env = Readonly<Record<string, string | undefined>>;
 

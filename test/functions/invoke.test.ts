@@ -96,6 +96,9 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     expect(Object.keys(report)).toEqual(["errorType", "errorMessage", "trace"]);
     expect(report.errorType).toBe("ConfigError");
     expect(report.errorMessage).toMatch(/STORE_ATTEMPT_TIMEOUT_MS/);
+    // The runtime's own ERROR line names the type too, in the minified bundle.
+    const logged = logLines(run.stderr).find((line) => line.level === "ERROR");
+    expect(logged?.message).toMatchObject({ errorType: "ConfigError" });
   });
 
   it("gives the function the local store's settings whatever the shell has set", () => {
