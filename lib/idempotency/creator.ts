@@ -1,8 +1,9 @@
 /**
  * Creating a resource's item (a category) at most once per (client, operation, Idempotency-Key)
- * for 24 hours, a client being an API key and the keys that replaced it by rotation: claim the record, reserve an id on it, store the item, store the answer. The id
- * is reserved on the record before the item is written, so a request that dies between the two
- * is finished by the next repeat under the same id: never a second item.
+ * for 24 hours, a client being an API key and the keys that replaced it by rotation: claim the
+ * record, reserve an id on it, store the item, store the answer. The id is reserved on the record
+ * before the item is written, so a request that dies between the two is finished by the next
+ * repeat under the same id: never a second item.
  */
 import type { Clock } from "../clock.ts";
 import { errors } from "../errors.ts";

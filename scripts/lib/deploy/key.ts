@@ -85,7 +85,8 @@ function adviceFor(
   scope: string,
   needs: readonly string[],
 ): string | undefined {
-  const create = `npm run keys -- create --stage ${stage} --label smoke`;
+  const readOnly = needs.length === 1 ? ` --scope ${needs.join(",")}` : "";
+  const create = `npm run keys -- create --stage ${stage} --label smoke${readOnly}`;
   if (status === 401) {
     return (
       `${stage} does not know it, or it was revoked, expired or rotated out: create one ` +

@@ -106,7 +106,9 @@ describe("before the deploy: a key the running release refuses refuses the deplo
     expect(fake.log).not.toContain("key");
     const unknown = stage([unknownKey], { stage: "production" });
     expect(await deploy(["production", "--yes"], unknown)).toBe(2);
-    expect(errors(unknown.log)[0]).toMatch(/\(401 on GET \/v1\/categories\)/);
+    expect(errors(unknown.log)[0]).toMatch(
+      /\(401 on GET \/v1\/categories\).*create --stage production --label smoke --scope categories:read\)/,
+    );
   });
 
   it("a key the stage takes, or a stage where nothing answers, deploys", async () => {
