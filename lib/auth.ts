@@ -181,7 +181,7 @@ export class ApiKeyVerifier implements Authenticator {
       keyHash,
       scopes: record.scopes,
       rateLimit: ownRateLimit(record),
-      bucket: record.bucket ?? record.keyId,
+      bucket: record.bucket,
       ...(verdict === "legacy" && { legacyKey: true }),
     };
   }

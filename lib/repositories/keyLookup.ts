@@ -30,10 +30,11 @@ export interface ApiKeyRecord {
   /** Who issued the key (the audit's `who`); unset on keys stored before it was kept. */
   readonly createdBy?: string | undefined;
   /**
-   * The rate limit bucket the key counts against: its own id, or for a rotated key the bucket of
-   * the key it replaces, so the pair shares one during the grace window.
+   * The client the key stands for (lib/auth.ts, Principal): its own id, or for a rotated key the
+   * bucket of the key it replaces, so the pair shares one rate limit bucket and one set of
+   * idempotency records. Read as the key's id where a record stored before it has none.
    */
-  readonly bucket?: string | undefined;
+  readonly bucket: string;
 }
 
 export function hashApiKey(apiKey: string): string {

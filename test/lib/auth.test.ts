@@ -76,6 +76,7 @@ function stored(
 ): string {
   lookup.records.set(hashApiKey(key), {
     ...{ keyId: "key_1", label: "t", createdAt: "2026-01-01T00:00:00Z", scopes: allScopes },
+    bucket: "key_1",
     ...fields,
   });
   return key;

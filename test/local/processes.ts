@@ -37,7 +37,8 @@ export function runScript(
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill(), timeoutMs);
   return new Promise((done) => {
-    child.once("exit", (status) => {
+    // "close", not "exit": a busy machine may still hold the output's last chunks at exit.
+    child.once("close", (status) => {
       clearTimeout(timer);
       done({ status, stdout, stderr, ms: Date.now() - started });
     });

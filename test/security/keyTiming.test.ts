@@ -44,6 +44,7 @@ const record: ApiKeyRecord = {
   label: "timing",
   createdAt: "2026-01-01T00:00:00.000Z",
   scopes: allScopes,
+  bucket: "key_timing",
 };
 
 class MapLookup implements KeyLookup {

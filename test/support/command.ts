@@ -28,7 +28,8 @@ export function runCommand(
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
     child.once("error", fail);
-    child.once("exit", (code) => {
+    // "close", not "exit": a busy machine may still hold the output's last chunks at exit.
+    child.once("close", (code) => {
       done({ code: code ?? -1, out, err });
     });
   });

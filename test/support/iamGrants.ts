@@ -85,7 +85,7 @@ export function allows(grant: Grant, access: ItemAccess): boolean {
   return grant.leadingKeys.some((pattern) => valueMatches(grant, pattern, leadingKey));
 }
 
-/** The LeadingKeys value to grant for a partition: "IDEMPOTENCY#<hash>" → "IDEMPOTENCY#*". */
+/** The LeadingKeys value to grant for a partition: "IDEMPOTENCY#<bucket>" → "IDEMPOTENCY#*". */
 export function suggestedValue(leadingKey: string | undefined): string {
   if (leadingKey === undefined) return "(no partition key)";
   return leadingKey.includes("#") ? `${leadingKey.split("#")[0] ?? ""}#*` : leadingKey;

@@ -44,6 +44,7 @@ export class OneKey implements KeyLookup {
       label: "t",
       createdAt: "2026-01-01T00:00:00Z",
       scopes: allScopes,
+      bucket: "key_revocation",
       ...record,
     };
   }

@@ -14,7 +14,7 @@
  * about 60 creates a second in all, so the flooder could not keep asking faster than its limit.)
  */
 import { performance } from "node:perf_hooks";
-import { ApiKeyStore, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore } from "../../../lib/repositories/apiKeys.ts";
 import type { KeyRateLimit } from "../../../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../../../lib/repositories/categories.ts";
 import { partitions } from "../../../lib/table/schema.ts";
@@ -155,7 +155,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     meter.reset();
     /** A copy of the units so far on a key's bucket. */
     const bucketUnits = ({ record }: typeof flooder): Units => ({
-      ...(meter.buckets.get(partitions.rateLimit(record.bucket ?? record.keyId)) ?? {
+      ...(meter.buckets.get(partitions.rateLimit(record.bucket)) ?? {
         writeUnits: 0,
         readUnits: 0,
         calls: 0,
@@ -206,7 +206,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     const categories = (await new CategoryStore(db, localTableName).list(soon())).length;
     const flooderRecords = (
       await new Table(db, localTableName).queryAll(
-        { partition: partitions.idempotency(hashApiKey(flooder.apiKey)), projection: ["sk"] },
+        { partition: partitions.idempotency(flooder.record.bucket), projection: ["sk"] },
         soon(),
       )
     ).length;

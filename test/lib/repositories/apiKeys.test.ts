@@ -175,6 +175,15 @@ describe("a key record from before labels and scopes still reads (contract: olde
       bucket: "",
     });
   });
+
+  it("a key stored before buckets were kept is its own bucket: its id", async () => {
+    const table = await store.newTable();
+    const key = "key-before-buckets";
+    const item = { keyId: "key_0123abcd4567", label: "old", createdAt: "2026-01-01T00:00:00Z" };
+    await new Table(store.db, table).put(tableKeys.apiKey(hashApiKey(key)), item, soon());
+    const found = await new ApiKeyStore(store.db, table).find(hashApiKey(key), soon());
+    expect(found?.bucket).toBe("key_0123abcd4567");
+  });
 });
 
 describe("revoking twice keeps the first revocation time", () => {
