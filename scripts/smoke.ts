@@ -100,14 +100,7 @@ function readInvocation(argv: string[]): Invocation | "help" {
 async function main(argv: string[]): Promise<number> {
   const invocation = commandLine(() => readInvocation(argv), answersOf("smoke", usage));
   if (typeof invocation === "number") return invocation;
-  const apiKey = await apiKeyFromEnvOrStdin();
-  if (apiKey === undefined) {
-    console.error(
-      "smoke: no API key: set PETSTORE_API_KEY, or pipe the key on standard input " +
-        "(e.g. from your secret manager). It is never read from the command line.",
-    );
-    return exitCodes.usage;
-  }
+  // The address first, then the key: a wrong address is said before the operator fetches a key.
   let baseUrl = invocation.target;
   if (invocation.stage !== undefined) {
     const sam = which("sam");
@@ -137,6 +130,14 @@ async function main(argv: string[]): Promise<number> {
       `smoke: ${baseUrl} does not end in /v1: give the API's base address, e.g. ${new URL(baseUrl).origin}/v1 (the stack output BaseUrl ends so)`,
     );
     return exitCodes.notV1;
+  }
+  const apiKey = await apiKeyFromEnvOrStdin();
+  if (apiKey === undefined) {
+    console.error(
+      "smoke: no API key: set PETSTORE_API_KEY, or pipe the key on standard input " +
+        "(e.g. from your secret manager). It is never read from the command line.",
+    );
+    return exitCodes.usage;
   }
   const down = await unreachable(baseUrl, invocation.timeoutMs);
   if (down !== undefined) {

@@ -237,9 +237,9 @@ describe("what stops it before the checks: one line each, an exit code of its ow
     expect(out).not.toMatch(/^(PASS|FAIL)/m);
   });
 
-  it("an address without /v1: exit 3, before any check", async () => {
+  it("an address without /v1: exit 3, before any check, and before asking for a key", async () => {
     const origin = new URL(server.baseUrl).origin;
-    const { code, out, err } = await runSmoke([`${origin}/`], { env: server.apiKey });
+    const { code, out, err } = await runSmoke([`${origin}/`]);
     expect(code).toBe(3);
     expect(oneLine(err)).toEqual([
       `smoke: ${origin}/ does not end in /v1: give the API's base address, e.g. ${origin}/v1 (the stack output BaseUrl ends so)`,
