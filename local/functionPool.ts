@@ -586,6 +586,16 @@ export class FunctionPool {
   }
 
   /**
+   * Why `count` containers cannot be kept warm, or undefined: more than the function's
+   * concurrency, which Lambda refuses for provisioned concurrency above a reserved concurrency.
+   */
+  warmRefusal(count: number): string | undefined {
+    if (count <= this.concurrency) return undefined;
+    const { name } = this.spec;
+    return `--warm ${count} is more than the concurrency of ${name} (${this.concurrency}): warm at most ${this.concurrency}`;
+  }
+
+  /**
    * Starts the containers kept warm (`warm`), ahead of traffic, like provisioned concurrency:
    * their init is reported now and their invocations have no Init Duration. With none kept, one
    * on-demand container, to refuse at once a bundle that does not load: it is still a cold start,

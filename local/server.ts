@@ -175,16 +175,12 @@ async function prepareStore(endpoint: string, options: LocalServerOptions): Prom
 
 /**
  * One container of each function started (or `--warm N`): a bundle that does not load stops the
- * start. More warm containers than a function's concurrency is refused, as Lambda refuses
- * provisioned concurrency above a function's reserved concurrency.
+ * start. More warm containers than a function's concurrency is refused (`warmRefusal`).
  */
 async function assertInitialised(pools: readonly FunctionPool[], warm: number): Promise<void> {
   for (const pool of pools) {
-    if (warm > pool.concurrency) {
-      throw new LocalStartError(
-        `--warm ${warm} is more than the concurrency of ${pool.spec.name} (${pool.concurrency}): warm at most ${pool.concurrency}`,
-      );
-    }
+    const refusal = pool.warmRefusal(warm);
+    if (refusal) throw new LocalStartError(refusal);
   }
   for (const pool of pools) {
     const error = await pool.warm();

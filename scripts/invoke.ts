@@ -179,6 +179,8 @@ async function invoke(
   };
   const options = { lambdaLines: true, warm, output: logs };
   const pool = new FunctionPool(spec, env as Record<string, string>, options);
+  const refusal = pool.warmRefusal(warm);
+  if (refusal) return { code: 2, stdout: "", stderr: `invoke: ${refusal}\n` };
   try {
     if (warm > 0) await pool.warm();
     // A failing init (e.g. a ConfigError) is a function error too, as in Lambda.

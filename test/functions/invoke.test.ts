@@ -161,6 +161,15 @@ describe("npm run invoke runs a built function on a sample event like sam local 
     expect(run.stderr).toMatch(/^invoke: [^\n]+\(npm run invoke -- --help\)\n$/);
     expect(run.stdout).toBe("");
   });
+
+  it("exits 2 naming the limit when --warm is above the function's concurrency, as npm start does", () => {
+    const run = invoke("listCategories", "events/list-ok.json", "--warm", "11");
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      "invoke: --warm 11 is more than the concurrency of listCategories (10): warm at most 10\n",
+    );
+    expect(run.stdout).toBe("");
+  });
 });
 
 describe("on a store that outlives the run (DYNAMODB_ENDPOINT), the key it registers is said and attributed", () => {
