@@ -55,21 +55,15 @@ export interface Authenticator {
 
 export interface Principal {
   readonly keyId: string;
-  /**
-   * The key's hash, which scoped its idempotency records before they were scoped by `bucket`
-   * (read until those have expired: lib/idempotency/creator.ts); it never leaves the process.
-   */
+  /** The hash scopes per-key state (idempotency records); it never leaves the process. */
   readonly keyHash: string;
   /** What the key may do (lib/scopes.ts); checked after the rate limit (lib/middleware.ts). */
   readonly scopes: readonly Scope[];
   /** The key's own rate limit; undefined: the stage's default (lib/rateLimit/). */
   readonly rateLimit?: RateLimit | undefined;
   /**
-   * The client the key stands for: its own id, or the id of the key its rotation chain began
-   * with (lib/repositories/apiKeys.ts, `bucket`). A rotated pair is one client: it counts
-   * against one rate limit bucket, so the grace window does not double the quota, and it shares
-   * one set of idempotency records, so a retry sent with the new key repeats the old key's
-   * request instead of making another.
+   * The rate limit bucket the key counts against: its own id, or the one a rotated pair shares
+   * (lib/repositories/apiKeys.ts), so a rotation's grace window does not double the quota.
    */
   readonly bucket: string;
   /**

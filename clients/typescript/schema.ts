@@ -27,8 +27,7 @@ export interface paths {
          *     nothing and answers an error. Names need not be unique.
          *
          *     With an `Idempotency-Key`, the first request is processed normally and its response kept
-         *     for 24 hours, scoped to the API key that sent it (and to the keys that replace it by
-         *     rotation); a repeat with the same key and body gets
+         *     for 24 hours, scoped to the API key that sent it; a repeat with the same key and body gets
          *     the same status and body again (the same `id`), stores nothing new, and carries
          *     `Idempotent-Replayed: true`. Without the header, every POST creates a category.
          */
@@ -511,8 +510,7 @@ export interface components {
         IfNoneMatch: string;
         /**
          * @description Makes a retried POST safe: 1 to 255 printable ASCII characters, chosen by the client
-         *     (a UUID is a good choice). Kept for 24 hours per API key (a key and its rotation are one).
-         *     Any other value gets 400
+         *     (a UUID is a good choice). Kept for 24 hours per API key. Any other value gets 400
          *     `invalid_idempotency_key`.
          */
         IdempotencyKey: string;
@@ -709,8 +707,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retried POST safe: 1 to 255 printable ASCII characters, chosen by the client
-                 *     (a UUID is a good choice). Kept for 24 hours per API key (a key and its rotation are one).
-                 *     Any other value gets 400
+                 *     (a UUID is a good choice). Kept for 24 hours per API key. Any other value gets 400
                  *     `invalid_idempotency_key`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

@@ -41,14 +41,13 @@ export function createCategoryHandler(deps: CreateCategoryDeps, scope: Scope): S
         return { statusCode: 201, data: created };
       }
       if (!context.principal) throw errors.internal(new Error("create ran without a principal"));
-      const { principal } = context;
       const { category, replayed } = await deps.idempotency.create(
-        principal.bucket,
+        context.principal.keyHash,
         idempotencyKey,
         input,
         requestId,
         deadline,
-        { keyId, formerScope: principal.keyHash },
+        keyId,
       );
       context.replayed = replayed;
       if (replayed) deps.metrics.count("idempotentReplays");

@@ -1,9 +1,8 @@
 /**
- * Creating a resource's item (a category) at most once per (client, operation, Idempotency-Key)
- * for 24 hours, a client being an API key and the keys that replaced it by rotation: claim the
- * record, reserve an id on it, store the item, store the answer. The id is reserved on the record
- * before the item is written, so a request that dies between the two is finished by the next
- * repeat under the same id: never a second item.
+ * Creating a resource's item (a category) at most once per (API key, operation, Idempotency-Key)
+ * for 24 hours: claim the record, reserve an id on it, store the item, store the answer. The id
+ * is reserved on the record before the item is written, so a request that dies between the two
+ * is finished by the next repeat under the same id: never a second item.
  */
 import type { Clock } from "../clock.ts";
 import { errors } from "../errors.ts";
@@ -32,35 +31,18 @@ const releaseBudgetMs = 200;
 /**
  * The one operation whose records were keyed without their operation (lib/table/schema.ts): a
  * repeat of a request made before the change finds that record, until it has expired. This line
- * and its use in `earlierKeys` go 24 hours after the release that made the change.
+ * and `legacyKey` go 24 hours after the release that made the change.
  */
 const legacyOperation = "createCategory";
 
-export interface CreateOptions {
-  /** The creating API key's id, stored with the item (audit). */
-  readonly keyId?: string | undefined;
-  /**
-   * Where the same client's records were scoped before (the API key's hash, before records were
-   * scoped to its rotation chain): read until they have expired, 24 hours after the release
-   * that made the change, when this option goes.
-   */
-  readonly formerScope?: string | undefined;
-}
-
 /**
- * Where earlier releases kept a record of this key, newest layout first: under the former scope,
- * and there, for the operation that once named none, without the operation. A repeat of a
- * request made before a change of layout finds its record there. Both layouts are only under the
- * former scope: an operation-less key never shares a partition with today's records, where an
- * Idempotency-Key "createCategory#k" would read as the record of "k".
+ * Where the record of a request made before records named their operation would be: the
+ * Idempotency-Key alone, in the same partition. None for a key with a "#": read as a sort key it
+ * would name a record of today's layout (the record of "k" is "createCategory#k"), not an old one.
  */
-function earlierKeys(key: RecordKey, formerScope: string | undefined): RecordKey[] {
-  // Stryker disable next-line ConditionalExpression: without it the reads go to partition "IDEMPOTENCY#undefined", where nothing is ever written: the same answers, at one read more
-  if (formerScope === undefined) return [];
-  const former = { ...key, scope: formerScope };
-  return key.operation === legacyOperation
-    ? [former, { ...former, operation: undefined }]
-    : [former];
+function legacyKey(key: RecordKey): RecordKey | undefined {
+  if (key.operation !== legacyOperation || key.idempotencyKey.includes("#")) return undefined;
+  return { ...key, operation: undefined };
 }
 
 export class IdempotentCreator<New extends object, Stored extends Identified> {
@@ -88,10 +70,11 @@ export class IdempotentCreator<New extends object, Stored extends Identified> {
     input: New,
     owner: string,
     deadline: number,
-    { keyId, formerScope }: CreateOptions = {},
+    /** The creating API key's id, stored with the item (audit). */
+    keyId?: string,
   ): Promise<IdempotentOutcome<Stored>> {
     const key = { scope, operation: this.#operation, idempotencyKey };
-    const claimed = await this.#claim(key, input, owner, deadline, earlierKeys(key, formerScope));
+    const claimed = await this.#claim(key, input, owner, deadline);
     if ("replay" in claimed) return { category: claimed.replay, replayed: true };
     let reservedId = claimed.reservedId;
     try {
@@ -116,44 +99,51 @@ export class IdempotentCreator<New extends object, Stored extends Identified> {
     }
   }
 
-  /** `earlier`: where earlier releases kept this key's record (`earlierKeys`). */
   async #claim(
     key: RecordKey,
     input: New,
     owner: string,
     deadline: number,
-    earlier: readonly RecordKey[],
   ): Promise<Owned | { replay: Stored }> {
     const now = this.#now();
     // The lock outlives this request's own deadline, so only a request that is surely gone is taken over.
     const claim = { fingerprint: fingerprintOf(input), owner, lockUntil: deadline + 1000 };
     const outcome = await this.#records.claim<Stored>(key, claim, now, deadline);
-    if (outcome.claimed) {
-      // Read at once, not one after the other: a first request pays one round trip for them.
-      const live = await Promise.all(earlier.map((k) => this.#records.isLive(k, now, deadline)));
-      const decides = earlier.find((_, i) => live[i]);
-      if (decides === undefined) return { key, owner, reservedId: undefined };
-      // A request made before a change of layout: its record decides.
-      await this.#records.release(key, owner, deadline);
-      // Stryker disable next-line ArrayDeclaration: what is not a record key reads no record (an "IDEMPOTENCY#undefined" partition), so the earlier record still decides: the same answers, at a read more
-      return this.#claim(decides, input, owner, deadline, []);
+    let owned: Owned;
+    if (outcome.claimed) owned = { key, owner, reservedId: undefined };
+    else {
+      const { existing } = outcome;
+      // Expired (or removed) since the claim was refused: claim again.
+      if (!existing || existing.status === "expired")
+        return this.#claim(key, input, owner, deadline);
+      if (!fingerprintMatches(existing.fingerprint, input)) throw errors.idempotencyKeyReused();
+      if (existing.status === "completed") return { replay: existing.response };
+      owned = { key, owner, reservedId: existing.reservedId };
+      // Unless it is our own earlier attempt that landed (its answer lost, the put retried), it is
+      // another request's: taken over only once its lock has run out, and only by one repeat.
+      if (existing.owner !== owner) {
+        if (existing.lockUntil > now) throw errors.idempotencyInProgress();
+        // Stryker disable next-line StringLiteral: every record is claimed with an owner; one without would match neither value
+        if (!(await this.#records.takeOver(key, existing.owner ?? "", claim, deadline))) {
+          throw errors.idempotencyInProgress();
+        }
+      }
     }
-    const { existing } = outcome;
-    // Expired (or removed) since the claim was refused: claim again.
-    if (!existing || existing.status === "expired") {
-      return this.#claim(key, input, owner, deadline, earlier);
+    // Nothing is written yet (no id reserved), however the record came to be ours: a request made
+    // before records named their operation may still decide.
+    const legacy = legacyKey(key);
+    if (owned.reservedId !== undefined || legacy === undefined) return owned;
+    let decides: boolean;
+    try {
+      decides = await this.#records.isLive(legacy, now, deadline);
+    } catch (error) {
+      await this.#releaseQuietly(owned, Math.max(deadline, this.#now() + releaseBudgetMs));
+      throw error;
     }
-    if (!fingerprintMatches(existing.fingerprint, input)) throw errors.idempotencyKeyReused();
-    if (existing.status === "completed") return { replay: existing.response };
-    // Our own earlier attempt landed (its answer was lost and the put was retried).
-    if (existing.owner === owner) return { key, owner, reservedId: existing.reservedId };
-    if (existing.lockUntil > now) throw errors.idempotencyInProgress();
-    // Another repeat may take it over first: then it is in progress again.
-    // Stryker disable next-line StringLiteral: every record is claimed with an owner; one without would match neither value
-    if (!(await this.#records.takeOver(key, existing.owner ?? "", claim, deadline))) {
-      throw errors.idempotencyInProgress();
-    }
-    return { key, owner, reservedId: existing.reservedId };
+    if (!decides) return owned;
+    // A request made before records named their operation: its record decides.
+    await this.#records.release(key, owner, deadline);
+    return this.#claim(legacy, input, owner, deadline);
   }
 
   async #reserveId(owned: Owned, deadline: number): Promise<number> {

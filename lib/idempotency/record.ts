@@ -16,10 +16,10 @@ import { fingerprintV1Fields } from "../category.ts";
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 
 /**
- * Where a record lives: the client it is scoped to (the API key's `bucket`: its rotation chain;
- * before, the key's hash), the operation (its function's name) and the Idempotency-Key, so one
- * key sent to two operations names two records. No operation: a record written before records
- * named theirs (lib/table/schema.ts), read until those have expired.
+ * Where a record lives: the API key it is scoped to (its hash), the operation (its function's
+ * name) and the Idempotency-Key, so one key sent to two operations names two records. No
+ * operation: a record written before records named theirs (lib/table/schema.ts), read until
+ * those have expired.
  */
 export interface RecordKey {
   readonly scope: string;

@@ -8,7 +8,7 @@
  *   withdrawal    "COUNTER"                           name, "#withdrawn#", 15 digits       id N, at N, ttl N
  *                                                     (10^15-1 − ms), "#", id
  *   API key       "APIKEY"                            sha256 hex of the key                keyId S, label S, createdAt S, createdBy S?, expiresAt S?, revokedAt S?, bucket S?
- *   idempotency   "IDEMPOTENCY#<key's bucket>"        operation, "#", the Idempotency-Key  fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
+ *   idempotency   "IDEMPOTENCY#<sha256 of API key>"   operation, "#", the Idempotency-Key  fingerprint S, owner S, lockUntil N, categoryId N?, response S?, ttl N
  *   key event     "KEYEVENT"                          ISO time, "#", keyId, "#", random    event S, keyId S, who S, at S, detail S?, intended S?
  *   rate bucket   "RATELIMIT#<key's bucket>"          "bucket"                             tat N (epoch ms the bucket is full again), ttl N
  *
@@ -21,10 +21,9 @@
  * withdrawal since then (`listVersionRange`): a list's first step, one read unit while they come
  * to under 4 KB (lib/categoryList/cache.ts). test/lib/table/schema.test.ts holds this for any name.
  *
- * Only the hash of an API key is stored. Idempotency records are scoped per client (an API key
- * and the keys that replaced it by rotation: the key's bucket) by their partition and per
- * operation by their sort key (operation names have no "#", so the first "#" ends it), and
- * DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
+ * Only the hash of an API key is stored. Idempotency records are scoped per API key by their
+ * partition and per operation by their sort key (operation names have no "#", so the first "#"
+ * ends it), and DynamoDB TTL (`ttl`, epoch seconds) deletes them later.
  * Key events (the operator's audit trail: create, rotate, update, revoke) share one partition in
  * time order, each written with its key's change (the operator's command, `npm start`, the deploy
  * hook's probe key); no request function reads or writes them.
@@ -35,11 +34,10 @@
  * no transactions (lib/repositories/keyEvents.ts).
  *
  * Earlier layouts, read until the records they wrote have expired (24 hours after the release
- * that stopped writing them; then their lines go): idempotency records under
- * "IDEMPOTENCY#<sha256 of API key>" (the partition of a key's own records before a rotated pair
- * shared them), and there keyed by the Idempotency-Key alone (`legacyIdempotency`); and category
- * withdrawals under "cat#withdrawn#<ms>#<id>", which sorted just below the counter "category"
- * (`listVersionRange` starts there for categories).
+ * that stopped writing them; then their lines go): idempotency records keyed by the
+ * Idempotency-Key alone (`legacyIdempotency`), and category withdrawals under
+ * "cat#withdrawn#<ms>#<id>", which sorted just below the counter "category" (`listVersionRange`
+ * starts there for categories).
  *
  * A new item type gets a partition (or partition prefix) and a key function here, and nothing
  * else in the table layer changes; IAM's `dynamodb:LeadingKeys` conditions match these prefixes.
@@ -137,7 +135,7 @@ export const keys = {
     pk: partitions.keyEvent,
     sk: `${at}#${keyId}#${unique}`,
   }),
-  /** One operation's record of one Idempotency-Key, under the client it is scoped to. */
+  /** One operation's record of one Idempotency-Key, under the API key it is scoped to. */
   idempotency: (scope: string, operation: string, idempotencyKey: string): Key => ({
     pk: partitions.idempotency(scope),
     sk: `${operationName(operation)}#${idempotencyKey}`,

@@ -222,8 +222,6 @@ describe("a request that dies after reserving its id is finished by the next rep
 });
 
 describe("records written before the fingerprint was versioned still match their repeats", () => {
-  /** Where the releases before kept records: under the API key's hash (here "s"). */
-  const former = { formerScope: "s" };
   /** The first algorithm, as it was deployed: the values of name and description, in that order. */
   const v1Fingerprint = (input: { name: string; description?: string }): string =>
     createHash("sha256")
@@ -253,10 +251,10 @@ describe("records written before the fingerprint was versioned still match their
     const { table, categories, creator } = await fixture();
     await recordedByV1(table, "with-description", dog);
     await recordedByV1(table, "name-only", { name: "cat" });
-    expect(await creator.create("c", "with-description", dog, "r1", soon(), former)).toEqual(
+    expect(await creator.create("s", "with-description", dog, "r1", soon())).toEqual(
       answered(41, dog, true),
     );
-    expect(await creator.create("c", "name-only", { name: "cat" }, "r2", soon(), former)).toEqual(
+    expect(await creator.create("s", "name-only", { name: "cat" }, "r2", soon())).toEqual(
       answered(41, { name: "cat" }, true),
     );
     for (const [key, other] of [
@@ -264,9 +262,7 @@ describe("records written before the fingerprint was versioned still match their
       ["with-description", { name: "dog", description: "Wolves" }],
       ["name-only", { name: "cat", description: "" }],
     ] as const) {
-      await expect(creator.create("c", key, other, "r3", soon(), former)).rejects.toMatchObject(
-        reused,
-      );
+      await expect(creator.create("s", key, other, "r3", soon())).rejects.toMatchObject(reused);
     }
     expect(await categories.list(soon())).toEqual([]);
   });
@@ -285,8 +281,6 @@ describe("records written before the fingerprint was versioned still match their
 });
 
 describe("a record written before records named their operation decides a repeat until it expires", () => {
-  /** Where the releases before kept records: under the API key's hash (here "s"). */
-  const former = { formerScope: "s" };
   /** A record as the previous release stored it: under the Idempotency-Key alone. */
   async function recordedBefore(table: string, fields: Record<string, string | number>) {
     const record = { fingerprint: fingerprintOf(dog), owner: "before", ...fields };
@@ -297,125 +291,79 @@ describe("a record written before records named their operation decides a repeat
   it("replays its answer and refuses another body, creating nothing", async () => {
     const { table, categories, creator } = await fixture();
     await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
-    expect(await creator.create("c", "k", dog, "r1", soon(), former)).toEqual(
-      answered(41, dog, true),
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(41, dog, true));
+    await expect(creator.create("s", "k", { name: "cat" }, "r2", soon())).rejects.toMatchObject(
+      reused,
     );
-    await expect(
-      creator.create("c", "k", { name: "cat" }, "r2", soon(), former),
-    ).rejects.toMatchObject(reused);
     expect(await categories.list(soon())).toEqual([]);
     // The claim made under the new layout first was given back: nothing is left there.
     const direct = new Table(store.db, table);
-    expect(await direct.get(keys.idempotency("c", "createCategory", "k"), soon())).toBeUndefined();
+    expect(await direct.get(keys.idempotency("s", "createCategory", "k"), soon())).toBeUndefined();
   });
 
   it("finishes a request of the previous release under the id it reserved, once its lock is out", async () => {
     const { table, categories, creator } = await fixture();
     await recordedBefore(table, { ...live(), categoryId: 5 });
-    expect(await creator.create("c", "k", dog, "r1", soon(), former)).toEqual(answered(5));
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(5));
     expect(await categories.list(soon())).toEqual([{ id: 5, ...dog }]);
-    expect(await creator.create("c", "k", dog, "r2", soon(), former)).toMatchObject({
-      replayed: true,
-    });
+    expect(await creator.create("s", "k", dog, "r2", soon())).toMatchObject({ replayed: true });
   });
 
   it("tells a repeat to wait while its owner may still be running", async () => {
     const { table, creator } = await fixture();
     await recordedBefore(table, { ...live(), lockUntil: Date.now() + 60_000 });
-    await expect(creator.create("c", "k", dog, "r1", soon(), former)).rejects.toMatchObject(
-      inProgress,
-    );
+    await expect(creator.create("s", "k", dog, "r1", soon())).rejects.toMatchObject(inProgress);
   });
 
   it("is ignored once expired: the request is new, recorded under its operation", async () => {
     const { table, creator } = await fixture();
     const expired = Math.floor(Date.now() / 1000) - 60;
     await recordedBefore(table, { ttl: expired, lockUntil: 0, response: '{"id":41}' });
-    expect(await creator.create("c", "k", dog, "r1", soon(), former)).toEqual(answered(1));
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(1));
     const stored = await new Table(store.db, table).get(
-      keys.idempotency("c", "createCategory", "k"),
+      keys.idempotency("s", "createCategory", "k"),
       soon(),
     );
     expect(stored?.response?.S).toBe(JSON.stringify({ id: 1, ...dog }));
   });
-});
 
-describe("a record kept under the API key's hash, before a rotated pair shared records, decides a repeat until it expires", () => {
-  const former = { formerScope: "hash-a" };
-
-  it("replays the answer of a request the previous release recorded, and refuses another body", async () => {
-    const { table, categories, creator } = await fixture();
-    expect(await creator.create("hash-a", "k", dog, "r1", soon())).toEqual(answered(1));
-    expect(await creator.create("client-a", "k", dog, "r2", soon(), former)).toEqual(
-      answered(1, dog, true),
-    );
-    const cat = { name: "cat" };
-    await expect(creator.create("client-a", "k", cat, "r3", soon(), former)).rejects.toMatchObject(
-      reused,
-    );
-    expect(await categories.list(soon())).toHaveLength(1);
-    // The claim made under the client first was given back: nothing is left there.
-    const direct = new Table(store.db, table);
-    const mine = keys.idempotency("client-a", "createCategory", "k");
-    expect(await direct.get(mine, soon())).toBeUndefined();
-  });
-
-  it("finds there, too, a record of the release before, which named no operation", async () => {
-    const { table, creator } = await fixture();
-    const record = { fingerprint: fingerprintOf(dog), owner: "before", lockUntil: 0 };
-    const response = JSON.stringify({ id: 41, ...dog });
-    const ttl = expiresAtSeconds(Date.now());
-    const legacy = keys.legacyIdempotency("hash-a", "k");
-    await new Table(store.db, table).put(legacy, { ...record, response, ttl }, soon());
-    expect(await creator.create("client-a", "k", dog, "r1", soon(), former)).toEqual(
-      answered(41, dog, true),
-    );
-  });
-
-  it('a key named like another key\'s record in the operation-less layout ("createCategory#k") is a request of its own', async () => {
+  it('a key named like a record of today\'s layout ("createCategory#k") is a request of its own', async () => {
     const { creator } = await fixture();
-    expect(await creator.create("client-a", "k", dog, "r1", soon())).toEqual(answered(1));
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(1));
     const lookalike = "createCategory#k";
-    expect(await creator.create("client-a", lookalike, dog, "r2", soon())).toEqual(answered(2));
-    expect(await creator.create("client-a", lookalike, dog, "r3", soon(), former)).toMatchObject({
-      replayed: true,
+    expect(await creator.create("s", lookalike, dog, "r2", soon())).toEqual(answered(2));
+    expect(await creator.create("s", lookalike, dog, "r3", soon())).toEqual(answered(2, dog, true));
+  });
+
+  it("decides when the claim's answer was lost and its retry found the claim its own", async () => {
+    const { table, categories, creator } = await fixture();
+    await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
+    proxy().inject({ fault: "lost_response", operation: "PutItem", times: 1 });
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(41, dog, true));
+    proxy().clear();
+    expect(await categories.list(soon())).toEqual([]);
+  });
+
+  it("decides when a repeat takes over a claim whose owner took no id", async () => {
+    const { table, categories, creator, elsewhere } = await fixture();
+    await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
+    await elsewhere.claim(recordKey, claimBy("gone", Date.now() - 1), Date.now(), soon());
+    expect(await creator.create("s", "k", dog, "r1", soon())).toEqual(answered(41, dog, true));
+    expect(await categories.list(soon())).toEqual([]);
+  });
+
+  it("gives the claim back when it cannot be read, so the next repeat reads it at once", async () => {
+    const { table, categories, creator } = await fixture();
+    await recordedBefore(table, { ...live(), response: JSON.stringify({ id: 41, ...dog }) });
+    proxy().inject({
+      fault: "server_error",
+      operation: "GetItem",
+      times: Number.POSITIVE_INFINITY,
     });
-  });
-
-  it("another operation reads its own record under the former scope, never an operation-less one", async () => {
-    const { table, categories } = await fixture();
-    const records = new IdempotencyRecordStore(store.client, table);
-    const other = new IdempotentCreator(records, categories, Date.now, "createOther");
-    const record = { fingerprint: fingerprintOf(dog), owner: "before", lockUntil: 0 };
-    const ttl = expiresAtSeconds(Date.now());
-    const direct = new Table(store.db, table);
-    const response = (id: number) => JSON.stringify({ id, ...dog });
-    await direct.put(
-      keys.legacyIdempotency("hash-a", "k"),
-      { ...record, response: response(41), ttl },
-      soon(),
-    );
-    await direct.put(
-      keys.idempotency("hash-a", "createOther", "m"),
-      { ...record, response: response(42), ttl },
-      soon(),
-    );
-    expect(await other.create("client-a", "k", dog, "r1", soon(), former)).toEqual(answered(1));
-    expect(await other.create("client-a", "m", dog, "r2", soon(), former)).toEqual(
-      answered(42, dog, true),
-    );
-  });
-
-  it("reads no other key's hash, and passes over an expired record: the request is new", async () => {
-    const { table, creator } = await fixture();
-    await creator.create("hash-b", "k", dog, "r1", soon());
-    expect(await creator.create("client-a", "k", dog, "r2", soon(), former)).toEqual(answered(2));
-    const expired = { ttl: Math.floor(Date.now() / 1000) - 60, lockUntil: 0 };
-    const record = { fingerprint: fingerprintOf(dog), owner: "before", response: '{"id":41}' };
-    const stale = keys.idempotency("hash-c", "createCategory", "k");
-    await new Table(store.db, table).put(stale, { ...record, ...expired }, soon());
-    const fresh = { formerScope: "hash-c" };
-    expect(await creator.create("client-c", "k", dog, "r3", soon(), fresh)).toEqual(answered(3));
+    await expect(creator.create("s", "k", dog, "r1", Date.now() + 300)).rejects.toThrow();
+    proxy().clear();
+    expect(await creator.create("s", "k", dog, "r2", soon())).toEqual(answered(41, dog, true));
+    expect(await categories.list(soon())).toEqual([]);
   });
 });
 

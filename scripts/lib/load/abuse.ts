@@ -14,7 +14,7 @@
  * about 60 creates a second in all, so the flooder could not keep asking faster than its limit.)
  */
 import { performance } from "node:perf_hooks";
-import { ApiKeyStore } from "../../../lib/repositories/apiKeys.ts";
+import { ApiKeyStore, hashApiKey } from "../../../lib/repositories/apiKeys.ts";
 import type { KeyRateLimit } from "../../../lib/repositories/apiKeys.ts";
 import { CategoryStore } from "../../../lib/repositories/categories.ts";
 import { partitions } from "../../../lib/table/schema.ts";
@@ -206,7 +206,7 @@ export async function runAbuse(options: AbuseOptions): Promise<AbuseReport> {
     const categories = (await new CategoryStore(db, localTableName).list(soon())).length;
     const flooderRecords = (
       await new Table(db, localTableName).queryAll(
-        { partition: partitions.idempotency(flooder.record.bucket), projection: ["sk"] },
+        { partition: partitions.idempotency(hashApiKey(flooder.apiKey)), projection: ["sk"] },
         soon(),
       )
     ).length;
