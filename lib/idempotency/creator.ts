@@ -91,10 +91,7 @@ export class IdempotentCreator<New extends object, Stored extends Identified> {
       return { category, replayed: false };
     } catch (error) {
       // Without a reserved id nothing was written: let the next repeat start afresh at once.
-      // It gets a moment past the deadline: the deadline keeps a margin before the Lambda timeout.
-      if (reservedId === undefined) {
-        await this.#releaseQuietly(claimed, Math.max(deadline, this.#now() + releaseBudgetMs));
-      }
+      if (reservedId === undefined) await this.#releaseQuietly(claimed, deadline);
       throw error;
     }
   }
@@ -137,7 +134,7 @@ export class IdempotentCreator<New extends object, Stored extends Identified> {
     try {
       decides = await this.#records.isLive(legacy, now, deadline);
     } catch (error) {
-      await this.#releaseQuietly(owned, Math.max(deadline, this.#now() + releaseBudgetMs));
+      await this.#releaseQuietly(owned, deadline);
       throw error;
     }
     if (!decides) return owned;
@@ -154,9 +151,14 @@ export class IdempotentCreator<New extends object, Stored extends Identified> {
     return id;
   }
 
+  /**
+   * Gives a claim that reserved no id back, so the next repeat starts afresh at once. It gets a
+   * moment past the request's deadline, which keeps a margin before the Lambda timeout.
+   */
   async #releaseQuietly(owned: Owned, deadline: number): Promise<void> {
     try {
-      await this.#records.release(owned.key, owned.owner, deadline);
+      const until = Math.max(deadline, this.#now() + releaseBudgetMs);
+      await this.#records.release(owned.key, owned.owner, until);
     } catch {
       // The lock expires by itself; the original error is what the client must hear about.
     }
