@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect } from "vitest";
-import { projectRoot } from "../../local/template.ts";
+import { projectRoot, servedFunctions } from "../../local/template.ts";
 import type { DeployIo } from "../../scripts/deploy.ts";
 import type { Captured } from "../../scripts/process.ts";
 import { samconfigPath } from "../../scripts/stages.ts";
@@ -132,12 +132,17 @@ export type LiveNow =
   | { error: string }
   | "no stack";
 
+/** The functions behind the routes, as the template declares them (the deploy reads their aliases). */
+export const servedNames: readonly string[] = servedFunctions().map(({ name }) => name);
+
 /** A release before the one deployed: a different version for each function. */
 export const previousRelease = {
   status: "UPDATE_COMPLETE",
   commit: "fedcba9876543210fedcba9876543210fedcba98",
   release: "9".repeat(64),
-  versions: { listCategories: "7", createCategory: "12", routeFallback: "3" },
+  versions: Object.fromEntries(
+    servedNames.map((name, index) => [name, String(7 + 5 * index)]),
+  ) as Record<string, string>,
 };
 
 /**
@@ -152,10 +157,7 @@ export function deployedBy(args: readonly string[], before: LiveNow): LiveNow {
   };
   const old = typeof before === "object" && "versions" in before ? before.versions : {};
   const versions = Object.fromEntries(
-    ["listCategories", "createCategory", "routeFallback"].map((name) => [
-      name,
-      String(Number(old[name] ?? "0") + 1),
-    ]),
+    servedNames.map((name) => [name, String(Number(old[name] ?? "0") + 1)]),
   );
   return {
     status: before === "no stack" ? "CREATE_COMPLETE" : "UPDATE_COMPLETE",

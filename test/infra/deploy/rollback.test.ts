@@ -8,7 +8,12 @@
 import { describe, expect, it } from "vitest";
 import { deploy } from "../../../scripts/deploy.ts";
 import type { LiveNow } from "../../support/deployStandIns.ts";
-import { fakeDeployIo, operatorAccounts, previousRelease } from "../../support/deployStandIns.ts";
+import {
+  fakeDeployIo,
+  operatorAccounts,
+  previousRelease,
+  servedNames,
+} from "../../support/deployStandIns.ts";
 
 const failedSmoke = { smoke: () => Promise.resolve("failed" as const) };
 const production = (live: LiveNow, overrides: Parameters<typeof fakeDeployIo>[0] = failedSmoke) =>
@@ -19,6 +24,11 @@ const region = "--region eu-west-1";
 const previous = previousRelease.commit;
 const alias = (name: string, version: string): string =>
   `    aws lambda update-alias ${region} --function-name petstore-production-${name} --name live --function-version ${version}`;
+const { versions } = previousRelease;
+const versionOf = (name: string): string => versions[name] ?? "none";
+/** What the deploy prints of what runs: each function behind a route and its version. */
+const liveLine = (version: (name: string) => string = versionOf): string =>
+  servedNames.map((name) => `${name} ${version(name)}`).join(", ");
 const accessDenied =
   "An error occurred (AccessDeniedException) when calling the GetAlias operation: User: arn:aws:sts::470004445556:assumed-role/deployer/ops is not authorized to perform: lambda:GetAlias";
 
@@ -34,16 +44,14 @@ describe("what runs before a deploy is read before sam runs, and printed", () =>
     const before = reads.filter(({ runsBefore }) => runsBefore === 0);
     expect(before.map(({ args }) => query(args))).toEqual([
       "cloudformation describe-stacks --stack-name petstore-production",
-      "lambda get-alias --function-name petstore-production-listCategories",
-      "lambda get-alias --function-name petstore-production-createCategory",
-      "lambda get-alias --function-name petstore-production-routeFallback",
+      ...servedNames.map((name) => `lambda get-alias --function-name petstore-production-${name}`),
     ]);
     // After sam: the stack only, to confirm it runs the release (inProcess.test.ts).
     expect(reads.slice(before.length).map(({ args }) => query(args))).toEqual([
       "cloudformation describe-stacks --stack-name petstore-production",
     ]);
     expect(fake.runs).toHaveLength(1);
-    const printed = `out: live before this deploy: listCategories 7, createCategory 12, routeFallback 3; commit ${previous}`;
+    const printed = `out: live before this deploy: ${liveLine()}; commit ${previous}`;
     expect(fake.log).toContain(printed);
     expect(fake.log.indexOf(printed)).toBeLessThan(fake.log.indexOf("run"));
   });
@@ -65,9 +73,7 @@ describe("a failed smoke test's advice goes back to exactly what ran before", ()
       "the smoke test failed against the new release of production.",
       `To roll back petstore-production to what ran before this deploy (docs/operating.md "Rolling back"):`,
       "  quickest, the code only: point each alias back at the version it had,",
-      alias("listCategories", "7"),
-      alias("createCategory", "12"),
-      alias("routeFallback", "3"),
+      ...servedNames.map((name) => alias(name, versionOf(name))),
       "  complete, code and template: deploy that release again,",
       `    git checkout ${previous} && npm ci && npm run deploy -- production`,
     ]);
@@ -77,7 +83,7 @@ describe("a failed smoke test's advice goes back to exactly what ran before", ()
     const fake = production({ ...previousRelease, commit: `${previous}-dirty` });
     expect(await deploy(["production", "--yes"], fake)).toBe(1);
     expect(fake.log).toContain(
-      `out: live before this deploy: listCategories 7, createCategory 12, routeFallback 3; commit ${previous}-dirty`,
+      `out: live before this deploy: ${liveLine()}; commit ${previous}-dirty`,
     );
     const advice = errors(fake.log);
     expect(advice).toContain(
@@ -87,18 +93,24 @@ describe("a failed smoke test's advice goes back to exactly what ran before", ()
   });
 
   it("a function that had no alias before is named as new, the others go back", async () => {
-    const { listCategories, createCategory } = previousRelease.versions;
-    const fake = production({ ...previousRelease, versions: { listCategories, createCategory } });
+    const newcomer = servedNames.at(-1) ?? "";
+    const before = Object.fromEntries(
+      servedNames.filter((name) => name !== newcomer).map((name) => [name, versionOf(name)]),
+    );
+    const fake = production({ ...previousRelease, versions: before });
     expect(await deploy(["production", "--yes"], fake)).toBe(1);
+    const version = (name: string): string => before[name] ?? "none";
     expect(fake.log).toContain(
-      `out: live before this deploy: listCategories 7, createCategory 12, routeFallback none; commit ${previous}`,
+      `out: live before this deploy: ${liveLine(version)}; commit ${previous}`,
     );
     const advice = errors(fake.log);
-    expect(advice.slice(3, 6)).toEqual([
-      alias("listCategories", "7"),
-      alias("createCategory", "12"),
-      "    (petstore-production-routeFallback had no live alias before: it is new, only the complete rollback removes it)",
-    ]);
+    expect(advice.slice(3, 3 + servedNames.length)).toEqual(
+      servedNames.map((name) =>
+        name === newcomer
+          ? `    (petstore-production-${name} had no live alias before: it is new, only the complete rollback removes it)`
+          : alias(name, version(name)),
+      ),
+    );
   });
 });
 
@@ -168,7 +180,7 @@ describe("a read that fails otherwise never stops the deploy", () => {
     expect(await deploy(["production", "--yes"], fake)).toBe(1);
     expect(fake.runs).toHaveLength(1);
     expect(fake.log).toContain(
-      "out: live before this deploy: listCategories unknown, createCategory unknown, routeFallback unknown; commit unknown",
+      `out: live before this deploy: ${liveLine(() => "unknown")}; commit unknown`,
     );
     const said = errors(fake.log);
     expect(said[0]).toMatch(
