@@ -30,9 +30,10 @@ export interface ApiKeyRecord {
   /** Who issued the key (the audit's `who`); unset on keys stored before it was kept. */
   readonly createdBy?: string | undefined;
   /**
-   * The client the key stands for (lib/auth.ts, Principal): its own id, or for a rotated key the
-   * bucket of the key it replaces, so the pair shares one rate limit bucket and one set of
-   * idempotency records. Read as the key's id where a record stored before it has none.
+   * The rate limit bucket the key counts against (lib/auth.ts, Principal): its own id, or for a
+   * rotated key the bucket of the key it replaces, so the pair shares one during the grace window
+   * (its idempotency records stay each key's own). Read as the key's id where a record stored
+   * before it has none.
    */
   readonly bucket: string;
 }
